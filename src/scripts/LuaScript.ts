@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+
+/** The part of an ioredis client (Redis or Cluster) that runs scripts. */
+export interface ScriptClient {
+  evalsha(sha: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+  eval(source: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+}
+
+/**
+ * One Lua script, sent by SHA1 and resent in full only when the node answers
+ * NOSCRIPT (after a restart or SCRIPT FLUSH), so the common path costs one
+ * short EVALSHA.
+ */
+export class LuaScript {
+  readonly sha: string;
+
+  constructor(
+    readonly name: string,
+    readonly source: string,
+  ) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!isNoScriptError(error)) throw error;
+      return client.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+function isNoScriptError(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
