@@ -1,0 +1,33 @@
+export { RedisLock, type RedisLockOptions } from './single/index.js';
+export { Redlock, type RedlockOptions } from './redlock/index.js';
+export { Lock } from './lock/Lock.js';
+export type { Locker, LockedRoutine } from './lock/Locker.js';
+export type { ReleaseResult } from './lock/grant.js';
+export type { Resources } from './lock/validate.js';
+export {
+  DEFAULT_OPTIONS,
+  DEFAULT_RETRY,
+  type AcquireOptions,
+  type LockerOptions,
+  type RetryOptions,
+  type TryAcquireOptions,
+  type UsingOptions,
+} from './lock/options.js';
+export {
+  AbortedError,
+  ErrorCode,
+  InvalidArgumentError,
+  isQuorumLockError,
+  LockExpiredError,
+  LockHeldError,
+  LockLostError,
+  LockReleasedError,
+  NodeTimeoutError,
+  QuorumLockError,
+  QuorumUnreachableError,
+  ValidityExhaustedError,
+} from './lock/errors.js';
+export type { NodeOutcome, NodeStatus } from './node/outcome.js';
+export type { ReleaseOutcome } from './node/LockNode.js';
+export type { RedisClient } from './node/RedisNodeBackend.js';
+export type { Clock } from './clock/Clock.js';

@@ -1,0 +1,113 @@
+import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from './errors.js';
+import type { Grant, LockOperations, ReleaseResult } from './grant.js';
+import { assertTtl } from './validate.js';
+
+/**
+ * A held lock. Its validity is counted on the locker's monotonic clock;
+ * `signal` aborts when the lock is lost, expires or is released.
+ */
+export class Lock {
+  readonly resources: readonly string[];
+  /** The random value (128 bits, hex) that marks our keys on every node. */
+  readonly value: string;
+  #validUntil: number;
+  readonly #ops: LockOperations;
+  #controller: AbortController | undefined;
+  #expiryTimer: NodeJS.Timeout | undefined;
+  #ended: QuorumLockError | undefined;
+  #release: Promise<ReleaseResult> | undefined;
+
+  /** @internal Lockers create locks; users get them from acquire(). */
+  constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
+    this.#ops = ops;
+    this.resources = resources;
+    this.value = value;
+    this.#validUntil = grant.validUntil;
+  }
+
+  /** Monotonic ms (on the locker's clock) until which the lock is valid. */
+  get validUntil(): number {
+    return this.#validUntil;
+  }
+
+  /** Milliseconds of validity left, never negative. */
+  remainingMs(): number {
+    return Math.max(0, this.#validUntil - this.#ops.clock.now());
+  }
+
+  /** Aborts with LockLostError, LockExpiredError or LockReleasedError. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#ended) this.#controller.abort(this.#ended);
+      else this.#scheduleExpiry();
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the lock was released, lost or seen expired. */
+  get ended(): boolean {
+    return this.#ended !== undefined || this.remainingMs() <= 0;
+  }
+
+  /**
+   * Resets the TTL on a quorum of nodes; validity is counted again from this
+   * call's start. Fails without a round trip once the lock has expired here.
+   */
+  async extend(ttlMs: number): Promise<this> {
+    assertTtl(ttlMs);
+    if (this.#ended) throw this.#ended;
+    if (this.remainingMs() <= 0) throw this.#end(new LockExpiredError(this.resources));
+    let grant: Grant;
+    try {
+      grant = await this.#ops.extend(this.resources, this.value, ttlMs);
+    } catch (error) {
+      if (error instanceof LockLostError) this.#end(error);
+      throw error;
+    }
+    if (this.#ended) throw this.#ended;
+    this.#validUntil = grant.validUntil;
+    if (this.#controller) this.#scheduleExpiry();
+    return this;
+  }
+
+  /**
+   * Deletes our keys on every node. Idempotent: later calls return the first
+   * call's result. Releasing an expired lock reports 0 nodes, not an error.
+   */
+  release(): Promise<ReleaseResult> {
+    if (!this.#release) {
+      this.#release = this.#ops.release(this.resources, this.value);
+      this.#end(new LockReleasedError(this.resources));
+    }
+    return this.#release;
+  }
+
+  /** @internal Marks the lock lost (by the auto-extender or a failed extend). */
+  markLost(error: LockLostError | LockExpiredError): void {
+    this.#end(error);
+  }
+
+  #end(reason: QuorumLockError): QuorumLockError {
+    if (!this.#ended) {
+      this.#ended = reason;
+      clearTimeout(this.#expiryTimer);
+      this.#controller?.abort(reason);
+    }
+    return this.#ended;
+  }
+
+  #scheduleExpiry(): void {
+    clearTimeout(this.#expiryTimer);
+    const remaining = this.remainingMs();
+    if (remaining <= 0) {
+      this.#end(new LockExpiredError(this.resources));
+      return;
+    }
+    this.#expiryTimer = setTimeout(() => {
+      if (this.remainingMs() <= 0) this.#end(new LockExpiredError(this.resources));
+      else this.#scheduleExpiry();
+    }, Math.ceil(remaining));
+    this.#expiryTimer.unref();
+  }
+}

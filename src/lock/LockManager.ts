@@ -1,0 +1,103 @@
+import type { Clock } from '../clock/Clock.js';
+import { startAutoExtension } from './autoExtend.js';
+import { AbortedError, LockHeldError } from './errors.js';
+import type { Grant, LockOperations, ReleaseResult } from './grant.js';
+import { Lock } from './Lock.js';
+import type { LockedRoutine, Locker } from './Locker.js';
+import {
+  type AcquireOptions,
+  type ResolvedOptions,
+  resolveAcquireOptions,
+  resolveTryAcquireOptions,
+  type TryAcquireOptions,
+  type UsingOptions,
+} from './options.js';
+import { randomValue } from './randomValue.js';
+import { retryAcquire } from './retry.js';
+import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
+
+/**
+ * The Locker calls shared by RedisLock and Redlock: validation, retries,
+ * using() and the Lock handle. Subclasses supply only the node operations,
+ * which is where one node and a quorum differ.
+ */
+export abstract class LockManager implements Locker {
+  protected readonly settings: ResolvedOptions;
+  readonly #ops: LockOperations;
+
+  protected constructor(settings: ResolvedOptions) {
+    this.settings = settings;
+    this.#ops = {
+      clock: settings.clock,
+      extend: (keys, value, ttlMs) => this.extendOnNodes(keys, value, ttlMs),
+      release: (keys, value) => this.releaseOnNodes(keys, value),
+    };
+  }
+
+  /** The monotonic clock that lock validity is counted on. */
+  get clock(): Clock {
+    return this.settings.clock;
+  }
+
+  /** One attempt on the nodes. Rejects with LockHeldError, QuorumUnreachableError or ValidityExhaustedError. */
+  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
+  protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  /** Never rejects: node failures are reported in the result. */
+  protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
+  /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
+  protected abstract checkKeys(keys: readonly string[]): void;
+
+  async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
+    const keys = this.#validate(resources, ttlMs);
+    const policy = resolveAcquireOptions(options, this.settings);
+    const value = randomValue();
+    const grant = await retryAcquire(() => this.acquireOnNodes(keys, value, ttlMs), policy, this.settings.clock);
+    return this.#handOver(keys, value, grant, policy.signal);
+  }
+
+  async tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
+    const keys = this.#validate(resources, ttlMs);
+    const signal = resolveTryAcquireOptions(options);
+    if (signal?.aborted) throw new AbortedError(signal.reason);
+    const value = randomValue();
+    let grant: Grant;
+    try {
+      grant = await this.acquireOnNodes(keys, value, ttlMs);
+    } catch (error) {
+      if (error instanceof LockHeldError) return null;
+      throw error;
+    }
+    return this.#handOver(keys, value, grant, signal);
+  }
+
+  async using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {
+    assertFunction(routine, 'routine');
+    const lock = await this.acquire(resources, ttlMs, options);
+    const extension = startAutoExtension(lock, ttlMs, this.settings.extendAtFraction);
+    try {
+      return await routine(lock.signal, lock);
+    } finally {
+      extension.stop();
+      // release() never rejects, so the routine's own error is never masked.
+      await lock.release();
+    }
+  }
+
+  #validate(resources: Resources, ttlMs: number): readonly string[] {
+    const keys = normalizeResources(resources);
+    assertTtl(ttlMs);
+    this.checkKeys(keys);
+    return keys;
+  }
+
+  /** A lock acquired just as the caller aborted is released, not dropped. */
+  async #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Promise<Lock> {
+    const lock = new Lock(this.#ops, keys, value, grant);
+    if (signal?.aborted) {
+      await lock.release();
+      throw new AbortedError(signal.reason);
+    }
+    return lock;
+  }
+}

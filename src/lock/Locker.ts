@@ -1,0 +1,19 @@
+import type { Lock } from './Lock.js';
+import type { AcquireOptions, TryAcquireOptions, UsingOptions } from './options.js';
+import type { Resources } from './validate.js';
+
+/** A routine run by using(): `signal` aborts when the lock is lost or expires. */
+export type LockedRoutine<T> = (signal: AbortSignal, lock: Lock) => Promise<T> | T;
+
+/** What RedisLock and Redlock both offer. */
+export interface Locker {
+  /** Waits per the retry policy until the lock is ours, or rejects with the last attempt's error. */
+  acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock>;
+  /** One attempt; resolves to null when another holder has the resource. */
+  tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null>;
+  /**
+   * Acquires, runs `routine` while extending the lock in the background, then
+   * releases. Resolves or rejects as the routine does.
+   */
+  using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T>;
+}

@@ -1,0 +1,25 @@
+import type { NodeOutcome } from '../node/outcome.js';
+import type { ReleaseOutcome } from '../node/LockNode.js';
+
+/** What a successful acquire or extend gives the Lock handle. */
+export interface Grant {
+  /** Monotonic ms on the locker's clock until which the lock is valid. */
+  readonly validUntil: number;
+  readonly outcomes: readonly NodeOutcome[];
+}
+
+/** What release() reports. It never rejects for node failures: they are in `outcomes`. */
+export interface ReleaseResult {
+  /** Nodes on which our keys were still there and were deleted. */
+  readonly released: number;
+  /** Nodes asked. */
+  readonly nodes: number;
+  readonly outcomes: readonly ReleaseOutcome[];
+}
+
+/** The node operations a Lock handle needs from the locker that made it. */
+export interface LockOperations {
+  readonly clock: { now(): number };
+  extend(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  release(keys: readonly string[], value: string): Promise<ReleaseResult>;
+}

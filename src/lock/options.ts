@@ -1,0 +1,194 @@
+import { type Clock, monotonicClock } from '../clock/Clock.js';
+import {
+  assertInteger,
+  assertNumber,
+  assertOptionsObject,
+  assertSignal,
+  describe,
+  MAX_TTL_MS,
+} from './validate.js';
+import { InvalidArgumentError } from './errors.js';
+
+/** How acquire() waits between attempts: exponential backoff with full jitter. */
+export interface RetryOptions {
+  /**
+   * Attempts after the first. The wait is bounded by `acquireTimeoutMs` too.
+   * @default Infinity
+   */
+  readonly retries?: number;
+  /**
+   * Upper bound of the first wait; each later bound is `factor` times larger.
+   * @default 25
+   */
+  readonly baseDelayMs?: number;
+  /**
+   * Largest bound of any wait.
+   * @default 400
+   */
+  readonly maxDelayMs?: number;
+  /** @default 2 */
+  readonly factor?: number;
+}
+
+export interface LockerOptions {
+  /**
+   * Fraction of the TTL by which node clocks may run apart from ours.
+   * @default 0.01
+   */
+  readonly driftFactor?: number;
+  /**
+   * Fixed drift allowance added to `ttlMs * driftFactor`.
+   * @default 2
+   */
+  readonly driftMs?: number;
+  /**
+   * Time one node has to answer one request; a later reply never counts.
+   * Keep it well under the TTL. It is also capped at the TTL of each call.
+   * @default 50
+   */
+  readonly nodeTimeoutMs?: number;
+  /**
+   * How long acquire() and using() keep trying before they give up with the
+   * last attempt's error. `Infinity` waits until the signal aborts.
+   * @default 10000
+   */
+  readonly acquireTimeoutMs?: number;
+  /** Backoff between acquire attempts. */
+  readonly retry?: RetryOptions;
+  /**
+   * In using(), the lock is extended once this fraction of its validity has
+   * passed, and retried within the rest of it.
+   * @default 0.5
+   */
+  readonly extendAtFraction?: number;
+  /**
+   * Monotonic milliseconds; tests inject a fake one.
+   * @default performance.now()
+   */
+  readonly clock?: Clock;
+}
+
+export interface AcquireOptions {
+  /** Aborting stops waiting; the call rejects with AbortedError. */
+  readonly signal?: AbortSignal;
+  /** Overrides the locker's `acquireTimeoutMs` for this call. */
+  readonly acquireTimeoutMs?: number;
+  /** Overrides fields of the locker's `retry` for this call. */
+  readonly retry?: RetryOptions;
+}
+
+export interface TryAcquireOptions {
+  readonly signal?: AbortSignal;
+}
+
+export type UsingOptions = AcquireOptions;
+
+export interface ResolvedRetry {
+  readonly retries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly factor: number;
+}
+
+export interface ResolvedOptions {
+  readonly driftFactor: number;
+  readonly driftMs: number;
+  readonly nodeTimeoutMs: number;
+  readonly acquireTimeoutMs: number;
+  readonly retry: ResolvedRetry;
+  readonly extendAtFraction: number;
+  readonly clock: Clock;
+}
+
+export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
+  retries: Number.POSITIVE_INFINITY,
+  baseDelayMs: 25,
+  maxDelayMs: 400,
+  factor: 2,
+});
+
+export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
+  driftFactor: 0.01,
+  driftMs: 2,
+  nodeTimeoutMs: 50,
+  acquireTimeoutMs: 10_000,
+  retry: DEFAULT_RETRY,
+  extendAtFraction: 0.5,
+  clock: monotonicClock,
+});
+
+const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'clock'];
+const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs', 'factor'];
+const ACQUIRE_KEYS = ['signal', 'acquireTimeoutMs', 'retry'];
+
+export function resolveLockerOptions(options: unknown, argument = 'options'): ResolvedOptions {
+  assertOptionsObject(options, argument, LOCKER_KEYS);
+  if (options === undefined) return DEFAULT_OPTIONS;
+  const o = options as LockerOptions;
+  const resolved: ResolvedOptions = {
+    driftFactor: o.driftFactor ?? DEFAULT_OPTIONS.driftFactor,
+    driftMs: o.driftMs ?? DEFAULT_OPTIONS.driftMs,
+    nodeTimeoutMs: o.nodeTimeoutMs ?? DEFAULT_OPTIONS.nodeTimeoutMs,
+    acquireTimeoutMs: o.acquireTimeoutMs ?? DEFAULT_OPTIONS.acquireTimeoutMs,
+    retry: resolveRetry(o.retry, DEFAULT_RETRY, `${argument}.retry`),
+    extendAtFraction: o.extendAtFraction ?? DEFAULT_OPTIONS.extendAtFraction,
+    clock: o.clock ?? DEFAULT_OPTIONS.clock,
+  };
+  assertNumber(resolved.driftFactor, `${argument}.driftFactor`, 0, 0.5);
+  assertNumber(resolved.driftMs, `${argument}.driftMs`, 0, MAX_TTL_MS);
+  assertInteger(resolved.nodeTimeoutMs, `${argument}.nodeTimeoutMs`, 1, MAX_TTL_MS);
+  assertAcquireTimeout(resolved.acquireTimeoutMs, `${argument}.acquireTimeoutMs`);
+  assertNumber(resolved.extendAtFraction, `${argument}.extendAtFraction`, 0.05, 0.95);
+  if (typeof resolved.clock?.now !== 'function') {
+    throw new InvalidArgumentError(`${argument}.clock`, `expected an object with a now() method, got ${describe(resolved.clock)}`);
+  }
+  return Object.freeze(resolved);
+}
+
+export interface ResolvedAcquire {
+  readonly signal: AbortSignal | undefined;
+  readonly acquireTimeoutMs: number;
+  readonly retry: ResolvedRetry;
+}
+
+export function resolveAcquireOptions(options: unknown, defaults: ResolvedOptions, argument = 'options'): ResolvedAcquire {
+  assertOptionsObject(options, argument, ACQUIRE_KEYS);
+  const o = (options ?? {}) as AcquireOptions;
+  assertSignal(o.signal, `${argument}.signal`);
+  const acquireTimeoutMs = o.acquireTimeoutMs ?? defaults.acquireTimeoutMs;
+  assertAcquireTimeout(acquireTimeoutMs, `${argument}.acquireTimeoutMs`);
+  return {
+    signal: o.signal,
+    acquireTimeoutMs,
+    retry: o.retry === undefined ? defaults.retry : resolveRetry(o.retry, defaults.retry, `${argument}.retry`),
+  };
+}
+
+export function resolveTryAcquireOptions(options: unknown, argument = 'options'): AbortSignal | undefined {
+  assertOptionsObject(options, argument, ['signal']);
+  const signal = (options as TryAcquireOptions | undefined)?.signal;
+  assertSignal(signal, `${argument}.signal`);
+  return signal;
+}
+
+function resolveRetry(options: unknown, defaults: ResolvedRetry, argument: string): ResolvedRetry {
+  assertOptionsObject(options, argument, RETRY_KEYS);
+  if (options === undefined) return defaults;
+  const o = options as RetryOptions;
+  const retry: ResolvedRetry = {
+    retries: o.retries ?? defaults.retries,
+    baseDelayMs: o.baseDelayMs ?? defaults.baseDelayMs,
+    maxDelayMs: o.maxDelayMs ?? defaults.maxDelayMs,
+    factor: o.factor ?? defaults.factor,
+  };
+  if (retry.retries !== Number.POSITIVE_INFINITY) assertInteger(retry.retries, `${argument}.retries`, 0, Number.MAX_SAFE_INTEGER);
+  assertNumber(retry.baseDelayMs, `${argument}.baseDelayMs`, 0, MAX_TTL_MS);
+  assertNumber(retry.maxDelayMs, `${argument}.maxDelayMs`, retry.baseDelayMs, MAX_TTL_MS);
+  assertNumber(retry.factor, `${argument}.factor`, 1, 100);
+  return Object.freeze(retry);
+}
+
+function assertAcquireTimeout(value: unknown, argument: string): void {
+  if (value === Number.POSITIVE_INFINITY) return;
+  assertInteger(value, argument, 0, MAX_TTL_MS);
+}

@@ -1,0 +1,52 @@
+import pRetry from 'p-retry';
+import type { Clock } from '../clock/Clock.js';
+import { fullJitterDelay } from './backoff.js';
+import { AbortedError, ErrorCode, isQuorumLockError } from './errors.js';
+import type { ResolvedAcquire } from './options.js';
+import { sleep } from './sleep.js';
+
+const RETRYABLE: ReadonlySet<string> = new Set([
+  ErrorCode.LOCK_HELD,
+  ErrorCode.QUORUM_UNREACHABLE,
+  ErrorCode.VALIDITY_EXHAUSTED,
+]);
+
+export function isRetryable(error: unknown): boolean {
+  return isQuorumLockError(error) && RETRYABLE.has(error.code);
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
+ * of retries, or passes the acquire deadline; then rejects with the last
+ * attempt's error, so callers still tell contention from outage by its code.
+ *
+ * p-retry owns the loop and the retry count; the deadline is read on our
+ * monotonic clock (an injected fake one in tests). The wait
+ * between attempts is ours (in shouldRetry, with p-retry's own delay set to 0):
+ * p-retry's `randomize` spreads waits only between 1x and 2x, not over the
+ * whole window, and its signal handling would drop a lock acquired just as the
+ * signal fired instead of releasing it.
+ */
+export function retryAcquire<T>(attempt: () => Promise<T>, policy: ResolvedAcquire, clock: Clock): Promise<T> {
+  const { signal, retry, acquireTimeoutMs } = policy;
+  const deadline = clock.now() + acquireTimeoutMs;
+  return pRetry(
+    () => {
+      if (signal?.aborted) throw new AbortedError(signal.reason);
+      return attempt();
+    },
+    {
+      retries: retry.retries,
+      minTimeout: 0,
+      maxTimeout: 0,
+      async shouldRetry({ error, attemptNumber }) {
+        if (!isRetryable(error)) return false;
+        const remaining = deadline - clock.now();
+        if (remaining <= 0) return false;
+        await sleep(Math.min(fullJitterDelay(attemptNumber, retry), remaining), signal);
+        if (signal?.aborted) throw new AbortedError(signal.reason);
+        return true;
+      },
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import { InvalidArgumentError } from './errors.js';
+
+/** A resource name, or several to lock together (all or none). */
+export type Resources = string | readonly string[];
+
+/** The largest TTL a timer can count (about 24.8 days). */
+export const MAX_TTL_MS = 2_147_483_647;
+
+/** Returns the resources as a fresh array, or throws naming the bad entry. */
+export function normalizeResources(resources: unknown, argument = 'resources'): readonly string[] {
+  if (typeof resources === 'string') {
+    assertResourceName(resources, argument);
+    return [resources];
+  }
+  if (!Array.isArray(resources)) {
+    throw new InvalidArgumentError(argument, `expected a string or a non-empty array of strings, got ${describe(resources)}`);
+  }
+  if (resources.length === 0) throw new InvalidArgumentError(argument, 'expected at least one resource, got an empty array');
+  const seen = new Set<string>();
+  const keys: string[] = [];
+  for (let i = 0; i < resources.length; i++) {
+    const resource: unknown = resources[i];
+    const name = `${argument}[${i}]`;
+    if (typeof resource !== 'string') throw new InvalidArgumentError(name, `expected a string, got ${describe(resource)}`);
+    assertResourceName(resource, name);
+    if (seen.has(resource)) throw new InvalidArgumentError(name, `"${resource}" appears twice`);
+    seen.add(resource);
+    keys.push(resource);
+  }
+  return keys;
+}
+
+function assertResourceName(resource: string, argument: string): void {
+  if (resource.length === 0) throw new InvalidArgumentError(argument, 'expected a non-empty string');
+}
+
+/** A TTL is a whole number of milliseconds from 1 to MAX_TTL_MS. */
+export function assertTtl(ttlMs: unknown, argument = 'ttlMs'): asserts ttlMs is number {
+  assertInteger(ttlMs, argument, 1, MAX_TTL_MS);
+}
+
+export function assertInteger(value: unknown, argument: string, min: number, max: number): asserts value is number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(argument, `expected an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+}
+
+export function assertNumber(value: unknown, argument: string, min: number, max: number): asserts value is number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
+    throw new InvalidArgumentError(argument, `expected a number from ${min} to ${max}, got ${describe(value)}`);
+  }
+}
+
+export function assertFunction(value: unknown, argument: string): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== 'function') throw new InvalidArgumentError(argument, `expected a function, got ${describe(value)}`);
+}
+
+export function assertSignal(value: unknown, argument: string): asserts value is AbortSignal | undefined {
+  if (value !== undefined && !(value instanceof AbortSignal)) {
+    throw new InvalidArgumentError(argument, `expected an AbortSignal, got ${describe(value)}`);
+  }
+}
+
+/** Rejects a non-object, and keys the options do not know (often a peer library's option name). */
+export function assertOptionsObject(
+  value: unknown,
+  argument: string,
+  known: readonly string[],
+): asserts value is Record<string, unknown> | undefined {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidArgumentError(argument, `expected an object, got ${describe(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw new InvalidArgumentError(`${argument}.${key}`, `unknown option (known: ${known.join(', ')})`);
+    }
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+    case 'undefined':
+      return String(value);
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default:
+      return value.constructor?.name ? `a ${value.constructor.name}` : 'an object';
+  }
+}

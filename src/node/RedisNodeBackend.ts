@@ -1,0 +1,42 @@
+import type { Cluster, Redis } from 'ioredis';
+import { acquire, extend, release, type ScriptClient } from '../scripts/index.js';
+import { assertSameHashSlot } from './hashSlot.js';
+import type { NodeBackend } from './NodeBackend.js';
+
+/** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
+export type RedisClient = Redis | Cluster;
+
+/** Runs the lock scripts on one ioredis client. */
+export class RedisNodeBackend implements NodeBackend {
+  readonly name: string;
+  private readonly scripts: ScriptClient;
+  private readonly isCluster: boolean;
+
+  constructor(client: RedisClient, name?: string) {
+    this.scripts = client as unknown as ScriptClient;
+    this.isCluster = client.isCluster === true;
+    this.name = name ?? describeClient(client);
+  }
+
+  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+    return acquire(this.scripts, keys, value, ttlMs);
+  }
+
+  extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+    return extend(this.scripts, keys, value, ttlMs);
+  }
+
+  release(keys: readonly string[], value: string): Promise<number> {
+    return release(this.scripts, keys, value);
+  }
+
+  checkKeys(keys: readonly string[], argument: string): void {
+    if (this.isCluster) assertSameHashSlot(keys, argument);
+  }
+}
+
+function describeClient(client: RedisClient): string {
+  if (client.isCluster) return 'cluster';
+  const { host, port, path } = (client as Redis).options;
+  return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
+}

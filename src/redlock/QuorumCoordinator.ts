@@ -1,0 +1,104 @@
+import { validUntil } from '../clock/validity.js';
+import {
+  LockHeldError,
+  LockLostError,
+  QuorumUnreachableError,
+  ValidityExhaustedError,
+} from '../lock/errors.js';
+import type { Grant, ReleaseResult } from '../lock/grant.js';
+import { LockManager } from '../lock/LockManager.js';
+import type { ResolvedOptions } from '../lock/options.js';
+import type { LockNode } from '../node/LockNode.js';
+import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { denialCause, quorumFor } from './quorum.js';
+import { vote } from './vote.js';
+
+/**
+ * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
+ * lock, so RedisLock and Redlock share every line of it.
+ */
+export class QuorumCoordinator extends LockManager {
+  /** The nodes, in the order given. */
+  protected readonly nodes: readonly LockNode[];
+  /** floor(N / 2) + 1. */
+  readonly quorum: number;
+
+  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
+    super(settings);
+    this.nodes = nodes;
+    this.quorum = quorumFor(nodes.length);
+  }
+
+  protected checkKeys(keys: readonly string[]): void {
+    for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources');
+  }
+
+  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+    const clock = this.settings.clock;
+    const startedAt = clock.now();
+    const timeoutMs = this.#nodeTimeout(ttlMs);
+    const result = await vote(this.nodes, this.quorum, (node) => node.acquire(keys, value, ttlMs, timeoutMs));
+    if (result.granted) {
+      const until = validUntil(ttlMs, startedAt, this.settings);
+      const left = until - clock.now();
+      if (left > 0) return { validUntil: until, outcomes: result.outcomes };
+      await this.#undoAcquire(keys, value, result.byNode);
+      throw new ValidityExhaustedError(keys, left, result.outcomes);
+    }
+    await this.#undoAcquire(keys, value, result.byNode);
+    throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
+  }
+
+  protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+    const clock = this.settings.clock;
+    const startedAt = clock.now();
+    const timeoutMs = this.#nodeTimeout(ttlMs);
+    const result = await vote(this.nodes, this.quorum, (node) => node.extend(keys, value, ttlMs, timeoutMs));
+    if (result.granted) {
+      const until = validUntil(ttlMs, startedAt, this.settings);
+      const left = until - clock.now();
+      if (left > 0) return { validUntil: until, outcomes: result.outcomes };
+      throw new ValidityExhaustedError(keys, left, result.outcomes);
+    }
+    throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+  }
+
+  protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
+    const timeoutMs = this.settings.nodeTimeoutMs;
+    const outcomes = await Promise.all(this.nodes.map((node) => node.release(keys, value, timeoutMs)));
+    return { released: countStatus(outcomes, 'ok'), nodes: this.nodes.length, outcomes };
+  }
+
+  /**
+   * After a failed or too-slow acquire, deletes our value wherever it may have
+   * landed: on every node except those that answered that another value holds
+   * the keys (the acquire script wrote nothing there). Errors, timeouts and
+   * nodes that had not answered yet are included, since their SET may have
+   * been applied. The release follows the acquire on the same connection, so
+   * it runs after it.
+   */
+  async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
+    const timeoutMs = this.settings.nodeTimeoutMs;
+    await Promise.all(
+      this.nodes
+        .filter((_, index) => decided[index]?.status !== 'held')
+        .map((node) => node.release(keys, value, timeoutMs)),
+    );
+  }
+
+  #denial(keys: readonly string[], outcomes: readonly NodeOutcome[], contended: () => Error): Error {
+    const failures = countStatus(outcomes, 'error') + countStatus(outcomes, 'timeout');
+    return denialCause(this.nodes.length, this.quorum, failures) === 'unreachable'
+      ? new QuorumUnreachableError(this.#voteDetails(keys, outcomes))
+      : contended();
+  }
+
+  #voteDetails(resources: readonly string[], outcomes: readonly NodeOutcome[]) {
+    return { resources, nodeCount: this.nodes.length, quorum: this.quorum, outcomes };
+  }
+
+  /** A request may not outlive the lock it asks for. */
+  #nodeTimeout(ttlMs: number): number {
+    return Math.min(this.settings.nodeTimeoutMs, ttlMs);
+  }
+}

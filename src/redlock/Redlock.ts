@@ -1,0 +1,39 @@
+import { InvalidArgumentError } from '../lock/errors.js';
+import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
+import { describe } from '../lock/validate.js';
+import { assertClient } from '../node/assertClient.js';
+import { LockNode } from '../node/LockNode.js';
+import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
+import { QuorumCoordinator } from './QuorumCoordinator.js';
+
+export type RedlockOptions = LockerOptions;
+
+/**
+ * The Redlock algorithm over N independent Redis nodes (not replicas of each
+ * other): a lock is granted when floor(N / 2) + 1 nodes took it and validity
+ * is left after the round trips and the clock-drift allowance.
+ */
+export class Redlock extends QuorumCoordinator {
+  constructor(clients: readonly RedisClient[], options?: RedlockOptions) {
+    const settings = resolveLockerOptions(options);
+    super(toNodes(clients, settings.clock), settings);
+  }
+}
+
+function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
+  if (!Array.isArray(clients) || clients.length === 0) {
+    throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${describe(clients)}`);
+  }
+  const seen = new Map<unknown, number>();
+  return clients.map((client: unknown, index) => {
+    const argument = `clients[${index}]`;
+    assertClient(client, argument);
+    const first = seen.get(client);
+    if (first !== undefined) {
+      // The same connection twice would count one node's vote twice.
+      throw new InvalidArgumentError(argument, `is the same client as clients[${first}]; each node must be independent`);
+    }
+    seen.set(client, index);
+    return new LockNode(new RedisNodeBackend(client), clock);
+  });
+}

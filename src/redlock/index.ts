@@ -1,0 +1,3 @@
+export { Redlock, type RedlockOptions } from './Redlock.js';
+export { QuorumCoordinator } from './QuorumCoordinator.js';
+export { quorumFor, verdict, denialCause, type Verdict } from './quorum.js';

@@ -1,0 +1,1 @@
+export { RedisLock, type RedisLockOptions } from './RedisLock.js';
