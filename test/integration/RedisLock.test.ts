@@ -1,0 +1,233 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  InvalidArgumentError,
+  LockExpiredError,
+  LockLostError,
+  QuorumUnreachableError,
+  RedisLock,
+} from '../../src/index.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+let nodes: LocalNodeSet;
+let redis: Redis;
+let other: Redis;
+
+beforeAll(async () => {
+  nodes = await startNodes(1);
+  [redis] = nodes.clients() as [Redis];
+  [other] = nodes.clients() as [Redis];
+});
+
+afterAll(async () => {
+  await nodes.stopAll();
+});
+
+beforeEach(async () => {
+  await nodes.flushAll();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('RedisLock', () => {
+  it('gives mutual exclusion between two clients', async () => {
+    const first = new RedisLock(redis);
+    const second = new RedisLock(other, { acquireTimeoutMs: 0 });
+    const lock = await first.acquire('orders:42', 10_000);
+    await expect(second.acquire('orders:42', 10_000)).rejects.toMatchObject({ code: ErrorCode.LOCK_HELD });
+    await lock.release();
+    const next = await second.acquire('orders:42', 10_000);
+    expect(await redis.get('orders:42')).toBe(next.value);
+    await next.release();
+  });
+
+  it('makes a waiting acquire succeed once the holder releases', async () => {
+    const locker = new RedisLock(redis);
+    const lock = await locker.acquire('stock', 10_000);
+    const waiting = new RedisLock(other).acquire('stock', 10_000);
+    await sleep(50);
+    await lock.release();
+    const next = await waiting;
+    expect(await redis.get('stock')).toBe(next.value);
+    await next.release();
+  });
+
+  it('tryAcquire returns null when the resource is held', async () => {
+    const lock = await new RedisLock(redis).acquire('cron:daily', 10_000);
+    expect(await new RedisLock(other).tryAcquire('cron:daily', 10_000)).toBeNull();
+    await lock.release();
+    const mine = await new RedisLock(other).tryAcquire('cron:daily', 10_000);
+    expect(mine).not.toBeNull();
+    await mine?.release();
+  });
+
+  it('hands out a 128-bit random value and a validity below ttl - drift', async () => {
+    const locker = new RedisLock(redis);
+    const lock = await locker.acquire('v', 10_000);
+    expect(lock.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(lock.remainingMs()).toBeGreaterThan(0);
+    expect(lock.remainingMs()).toBeLessThanOrEqual(10_000 - 102);
+    const pttl = await redis.pttl('v');
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10_000);
+    await lock.release();
+  });
+
+  it('locks several resources all or none', async () => {
+    const locker = new RedisLock(redis, { acquireTimeoutMs: 0 });
+    await redis.set('b', 'someone-else', 'PX', 10_000);
+    await expect(locker.acquire(['a', 'b', 'c'], 10_000)).rejects.toMatchObject({ code: ErrorCode.LOCK_HELD });
+    expect(await redis.exists('a', 'c')).toBe(0);
+    await redis.del('b');
+    const lock = await locker.acquire(['a', 'b', 'c'], 10_000);
+    expect(await redis.mget('a', 'b', 'c')).toEqual([lock.value, lock.value, lock.value]);
+    const result = await lock.release();
+    expect(result).toMatchObject({ released: 1, nodes: 1 });
+    expect(await redis.exists('a', 'b', 'c')).toBe(0);
+  });
+
+  it('never deletes another holder’s key on release', async () => {
+    const lock = await new RedisLock(redis).acquire('shared', 10_000);
+    await redis.set('shared', 'another-holder', 'PX', 10_000);
+    const result = await lock.release();
+    expect(result.released).toBe(0);
+    expect(await redis.get('shared')).toBe('another-holder');
+  });
+
+  it('releasing an expired lock is not an error, and release is idempotent', async () => {
+    const lock = await new RedisLock(redis).acquire('short', 50);
+    await sleep(120);
+    expect(await redis.exists('short')).toBe(0);
+    const first = await lock.release();
+    expect(first).toMatchObject({ released: 0, nodes: 1 });
+    expect(await lock.release()).toBe(first);
+  });
+
+  it('extends a held lock, and counts validity from the extend', async () => {
+    const lock = await new RedisLock(redis).acquire('ext', 1_000);
+    await lock.extend(20_000);
+    expect(lock.remainingMs()).toBeGreaterThan(1_000);
+    expect(await redis.pttl('ext')).toBeGreaterThan(1_000);
+    await lock.release();
+  });
+
+  it('fails to extend once the key is gone, and aborts the signal as lost', async () => {
+    const lock = await new RedisLock(redis).acquire('gone', 10_000);
+    const signal = lock.signal;
+    await redis.del('gone');
+    await expect(lock.extend(10_000)).rejects.toBeInstanceOf(LockLostError);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBeInstanceOf(LockLostError);
+  });
+
+  it('never extends another holder’s key', async () => {
+    const lock = await new RedisLock(redis).acquire('taken', 10_000);
+    await redis.set('taken', 'another-holder', 'PX', 5_000);
+    await expect(lock.extend(60_000)).rejects.toBeInstanceOf(LockLostError);
+    expect(await redis.pttl('taken')).toBeLessThanOrEqual(5_000);
+  });
+
+  it('fails to extend an expired lock without a round trip', async () => {
+    const lock = await new RedisLock(redis).acquire('late', 30);
+    await sleep(80);
+    await expect(lock.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
+  });
+
+  it('using() keeps the lock past its TTL while the routine runs', async () => {
+    const locker = new RedisLock(redis);
+    const result = await locker.using('job', 500, async (signal, lock) => {
+      await sleep(1_500);
+      return { aborted: signal.aborted, stored: await redis.get('job'), value: lock.value };
+    });
+    expect(result.aborted).toBe(false);
+    expect(result.stored).toBe(result.value);
+    expect(await redis.exists('job')).toBe(0);
+  });
+
+  it('using() aborts the routine’s signal when the key is deleted behind its back', async () => {
+    const locker = new RedisLock(redis);
+    const reason = await locker.using('job2', 300, async (signal) => {
+      await redis.del('job2');
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      return signal.reason as unknown;
+    });
+    expect(reason).toBeInstanceOf(LockLostError);
+  });
+
+  it('using() rethrows the routine’s own error and releases the lock', async () => {
+    const locker = new RedisLock(redis);
+    const failure = new Error('payment declined');
+    await expect(
+      locker.using('job3', 10_000, async () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await redis.exists('job3')).toBe(0);
+  });
+
+  it('rejects an aborted acquire with AbortedError and leaves no key behind', async () => {
+    const holder = await new RedisLock(redis).acquire('busy', 10_000);
+    const controller = new AbortController();
+    const waiting = new RedisLock(other).acquire('busy', 10_000, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    await expect(waiting).rejects.toMatchObject({ code: ErrorCode.ABORTED });
+    expect(await redis.get('busy')).toBe(holder.value);
+    await holder.release();
+  });
+
+  describe('rejects bad input with a typed error naming the argument', () => {
+    const locker = () => new RedisLock(redis);
+    const cases: [string, () => Promise<unknown>, string][] = [
+      ['empty resources', () => locker().acquire([], 1000), 'resources'],
+      ['a non-string resource', () => locker().acquire([1 as unknown as string], 1000), 'resources[0]'],
+      ['ttl 0', () => locker().acquire('r', 0), 'ttlMs'],
+      ['a negative ttl', () => locker().acquire('r', -5), 'ttlMs'],
+      ['a NaN ttl', () => locker().acquire('r', Number.NaN), 'ttlMs'],
+      ['a fractional ttl', () => locker().acquire('r', 10.5), 'ttlMs'],
+      ['a huge ttl', () => locker().acquire('r', 2 ** 40), 'ttlMs'],
+      ['tryAcquire with a bad ttl', () => locker().tryAcquire('r', -1), 'ttlMs'],
+      ['using without a routine', () => locker().using('r', 1000, 'nope' as never), 'routine'],
+      ['a bad acquire option', () => locker().acquire('r', 1000, { acquireTimeoutMs: -1 }), 'options.acquireTimeoutMs'],
+      ['an unknown acquire option', () => locker().acquire('r', 1000, { retryCount: 3 } as never), 'options.retryCount'],
+    ];
+    it.each(cases)('%s', async (_, call, argument) => {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).argument).toBe(argument);
+    });
+
+    it('a bad client or bad locker options', () => {
+      expect(() => new RedisLock({} as never)).toThrow(InvalidArgumentError);
+      expect(() => new RedisLock(redis, { driftFactor: 2 })).toThrow(/options\.driftFactor/);
+      expect(() => new RedisLock(redis, { nodeTimeoutMs: 0 })).toThrow(/options\.nodeTimeoutMs/);
+    });
+
+    it('a bad extend ttl', async () => {
+      const lock = await locker().acquire('r', 1000);
+      await expect(lock.extend(0)).rejects.toMatchObject({ argument: 'ttlMs' });
+      await lock.release();
+    });
+  });
+
+  it('fails within the node timeout when the node is dead, instead of hanging', async () => {
+    const set = await startNodes(1);
+    try {
+      const [client] = set.clients({ maxRetriesPerRequest: null, enableOfflineQueue: true }) as [Redis];
+      await client.ping();
+      await set.node(0).pause();
+      const locker = new RedisLock(client, { nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
+      const error = await locker.acquire('dead', 10_000).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(QuorumUnreachableError);
+      expect((error as QuorumUnreachableError).outcomes[0]?.status).toBe('timeout');
+      await set.node(0).kill();
+      const afterKill = await locker.acquire('dead', 10_000).catch((e: unknown) => e);
+      expect(afterKill).toBeInstanceOf(QuorumUnreachableError);
+    } finally {
+      await set.stopAll();
+    }
+  });
+});

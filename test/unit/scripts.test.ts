@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const scriptsDir = join(import.meta.dirname, '../../src/scripts');
+const scripts = readdirSync(scriptsDir).filter((name) => name.endsWith('.lua'));
+
+/**
+ * Redis commands that exist in 5.0 with the arguments we use. GETDEL (6.2),
+ * SET ... GET (6.2), EXPIRE ... GT (7.0) and FUNCTION (7.0) are not here.
+ */
+const REDIS_5_COMMANDS = new Set(['GET', 'SET', 'DEL', 'EXISTS', 'PEXPIRE', 'PTTL', 'INCR', 'INCRBY', 'PUBLISH', 'TIME']);
+const SET_ARGUMENTS_IN_REDIS_5 = new Set(['PX', 'NX', 'XX', 'EX']);
+
+function commandsOf(source: string): { command: string; args: string[] }[] {
+  const calls = [...source.matchAll(/redis\.(?:p?call)\(([^)]*)\)/g)];
+  return calls.map((match) => {
+    const parts = (match[1] ?? '').split(',').map((part) => part.trim());
+    const command = (parts[0] ?? '').replace(/^['"]|['"]$/g, '').toUpperCase();
+    const args = parts.slice(1).filter((p) => /^['"]/.test(p)).map((p) => p.replace(/^['"]|['"]$/g, '').toUpperCase());
+    return { command, args };
+  });
+}
+
+describe('Lua scripts', () => {
+  it('there are scripts to check', () => {
+    expect(scripts).toEqual(expect.arrayContaining(['acquire.lua', 'extend.lua', 'release.lua']));
+  });
+
+  it.each(scripts)('%s uses only commands and arguments Redis 5.0 has', (name) => {
+    const source = readFileSync(join(scriptsDir, name), 'utf8');
+    const calls = commandsOf(source);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const { command, args } of calls) {
+      expect(REDIS_5_COMMANDS, `${name} calls ${command}`).toContain(command);
+      if (command === 'SET') for (const arg of args) expect(SET_ARGUMENTS_IN_REDIS_5, `${name}: SET ${arg}`).toContain(arg);
+    }
+    expect(source).not.toMatch(/redis\.setresp|redis\.register_function|#!lua/);
+  });
+
+  it.each(scripts)('%s documents its KEYS, ARGV and return value in a header', (name) => {
+    const header = readFileSync(join(scriptsDir, name), 'utf8').split('\n').filter((line) => line.startsWith('--')).join('\n');
+    expect(header).toMatch(/KEYS/);
+    expect(header).toMatch(/ARGV|no ARGV/);
+    expect(header).toMatch(/Returns/);
+  });
+
+  it.each(scripts)('%s calls redis.replicate_commands() first if it reads TIME and then writes', (name) => {
+    const source = readFileSync(join(scriptsDir, name), 'utf8');
+    const body = source.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
+    const time = body.indexOf("'TIME'");
+    if (time === -1) return;
+    const replicate = body.indexOf('redis.replicate_commands');
+    expect(replicate, `${name} reads TIME`).toBeGreaterThanOrEqual(0);
+    expect(replicate).toBeLessThan(time);
+  });
+
+  it('the allow-list check catches a command newer than Redis 5', () => {
+    const calls = commandsOf("redis.call('GETDEL', KEYS[1]) redis.call('SET', KEYS[1], v, 'GET')");
+    expect(REDIS_5_COMMANDS.has(calls[0]?.command ?? '')).toBe(false);
+    expect(calls[1]?.args.every((a) => SET_ARGUMENTS_IN_REDIS_5.has(a))).toBe(false);
+  });
+});
