@@ -44,5 +44,11 @@ log "$("$redis_bin" --version)"
 # npm writes node_modules/.package-lock.json on every install; older than the lock file = stale.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
-  npm ci --no-audit --no-fund
+  if ! npm ci --no-audit --no-fund; then
+    # A registry mirror that serves only this platform's optional packages
+    # (e.g. @rollup/rollup-<os>-<cpu>) makes npm ci reject any lock file as
+    # "out of sync". Install from the same lock without rewriting it instead.
+    log "npm ci failed; falling back to npm install --no-save (package-lock.json is left as it is)"
+    npm install --no-audit --no-fund --no-save
+  fi
 fi

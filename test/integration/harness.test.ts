@@ -144,7 +144,7 @@ describe('providers', TIMEOUT, () => {
   it('falls back to local processes, saying why once, when containers are asked for but Docker is absent', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      const provider = await pickProvider({ QUORUMLOCK_PROVIDER: 'containers', PATH: process.env['PATH'] });
+      const provider = await pickProvider({ QUORUMLOCK_PROVIDER: 'containers' });
       if (provider === localProvider) {
         await pickProvider({ QUORUMLOCK_PROVIDER: 'containers' });
         expect(warn).toHaveBeenCalledTimes(1);
