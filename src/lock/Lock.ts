@@ -10,6 +10,8 @@ export class Lock {
   readonly resources: readonly string[];
   /** The random value (128 bits, hex) that marks our keys on every node. */
   readonly value: string;
+  /** With `fencing: true`, one token per resource, in the order of `resources`. */
+  readonly fencingTokens: readonly bigint[] | undefined;
   #validUntil: number;
   readonly #ops: LockOperations;
   #controller: AbortController | undefined;
@@ -23,6 +25,16 @@ export class Lock {
     this.resources = resources;
     this.value = value;
     this.#validUntil = grant.validUntil;
+    this.fencingTokens = grant.fencingTokens;
+  }
+
+  /**
+   * With `fencing: true`: the token of the first resource, strictly larger
+   * than any earlier holder's. Pass it to the resource you protect and have it
+   * refuse writes with a smaller token than it has seen.
+   */
+  get fencingToken(): bigint | undefined {
+    return this.fencingTokens?.[0];
   }
 
   /** Monotonic ms (on the locker's clock) until which the lock is valid. */

@@ -6,6 +6,8 @@ export interface Grant {
   /** Monotonic ms on the locker's clock until which the lock is valid. */
   readonly validUntil: number;
   readonly outcomes: readonly NodeOutcome[];
+  /** With fencing: one token per resource. */
+  readonly fencingTokens?: readonly bigint[];
 }
 
 /** What release() reports. It never rejects for node failures: they are in `outcomes`. */

@@ -8,6 +8,11 @@ export interface ReleaseOutcome extends NodeOutcome {
   readonly released: number;
 }
 
+export interface FencedOutcome extends NodeOutcome {
+  /** With status `ok`: this node's token for each resource. */
+  readonly tokens?: readonly bigint[];
+}
+
 /**
  * One node as the coordinator sees it: every request gets its own timeout and
  * ends in a NodeOutcome, never a rejection. The timeout is ours, not the
@@ -25,39 +30,55 @@ export class LockNode {
     return this.backend.name;
   }
 
-  acquire(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    return this.call(timeoutMs, () => this.backend.acquire(keys, value, ttlMs), (ok) => (ok ? 'ok' : 'held'));
+  async acquire(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
+    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.acquire(keys, value, ttlMs), okOrHeld);
+    return outcome;
   }
 
-  extend(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    return this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), (ok) => (ok ? 'ok' : 'held'));
+  async acquireFenced(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<FencedOutcome> {
+    const { reply, ...outcome } = await this.call(
+      timeoutMs,
+      () => this.backend.acquireFenced!(keys, value, ttlMs),
+      (tokens) => (tokens ? 'ok' : 'held'),
+    );
+    return reply ? { ...outcome, tokens: reply } : outcome;
+  }
+
+  async fence(keys: readonly string[], value: string, tokens: readonly bigint[], timeoutMs: number): Promise<NodeOutcome> {
+    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.fence!(keys, value, tokens), okOrHeld);
+    return outcome;
+  }
+
+  async extend(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
+    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), okOrHeld);
+    return outcome;
   }
 
   async release(keys: readonly string[], value: string, timeoutMs: number): Promise<ReleaseOutcome> {
-    let released = 0;
-    const outcome = await this.call(
-      timeoutMs,
-      () => this.backend.release(keys, value),
-      (count) => {
-        released = count;
-        return count > 0 ? 'ok' : 'held';
-      },
+    const { reply, ...outcome } = await this.call(timeoutMs, () => this.backend.release(keys, value), (count) =>
+      count > 0 ? 'ok' : 'held',
     );
-    return { ...outcome, released };
+    return { ...outcome, released: reply ?? 0 };
   }
 
-  private call<T>(timeoutMs: number, request: () => Promise<T>, interpret: (reply: T) => NodeStatus): Promise<NodeOutcome> {
+  /** Resolves with the outcome, and the reply when it came in time. */
+  private call<T>(
+    timeoutMs: number,
+    request: () => Promise<T>,
+    interpret: (reply: T) => NodeStatus,
+  ): Promise<NodeOutcome & { reply?: T }> {
     const node = this.name;
     const clock = this.clock;
     const sentAt = clock.now();
-    return new Promise<NodeOutcome>((resolve) => {
+    return new Promise((resolve) => {
       let settled = false;
-      const finish = (status: NodeStatus, error?: Error): void => {
+      const finish = (status: NodeStatus, error?: Error, reply?: T): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         const ms = clock.now() - sentAt;
-        resolve(error ? { node, status, ms, error } : { node, status, ms });
+        if (error) resolve({ node, status, ms, error });
+        else resolve({ node, status, ms, reply });
       };
       const timer = setTimeout(() => finish('timeout', new NodeTimeoutError(node, timeoutMs)), timeoutMs);
       timer.unref();
@@ -78,12 +99,16 @@ export class LockNode {
             finish('error', asError(error));
             return;
           }
-          finish(status);
+          finish(status, undefined, reply);
         },
         (error: unknown) => finish('error', asError(error)),
       );
     });
   }
+}
+
+function okOrHeld(ok: boolean): NodeStatus {
+  return ok ? 'ok' : 'held';
 }
 
 function asError(error: unknown): Error {

@@ -11,6 +11,13 @@ export interface NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /** How many keys still held `value` and were deleted. */
   release(keys: readonly string[], value: string): Promise<number>;
+  /**
+   * Acquire that also hands out each resource's next fencing token; null when
+   * any key holds another value. Backends without it cannot serve `fencing: true`.
+   */
+  acquireFenced?(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null>;
+  /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
+  fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */
-  checkKeys?(keys: readonly string[], argument: string): void;
+  checkKeys?(keys: readonly string[], argument: string, fencing: boolean): void;
 }

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { acquire, extend, release, type ScriptClient } from '../scripts/index.js';
-import { assertSameHashSlot } from './hashSlot.js';
+import { acquire, acquireFenced, extend, fence, release, type ScriptClient } from '../scripts/index.js';
+import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
 
 /** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
@@ -22,6 +22,14 @@ export class RedisNodeBackend implements NodeBackend {
     return acquire(this.scripts, keys, value, ttlMs);
   }
 
+  acquireFenced(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
+    return acquireFenced(this.scripts, keys, value, ttlMs);
+  }
+
+  fence(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
+    return fence(this.scripts, keys, value, tokens);
+  }
+
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     return extend(this.scripts, keys, value, ttlMs);
   }
@@ -30,8 +38,10 @@ export class RedisNodeBackend implements NodeBackend {
     return release(this.scripts, keys, value);
   }
 
-  checkKeys(keys: readonly string[], argument: string): void {
-    if (this.isCluster) assertSameHashSlot(keys, argument);
+  checkKeys(keys: readonly string[], argument: string, fencing: boolean): void {
+    if (!this.isCluster) return;
+    assertSameHashSlot(keys, argument);
+    if (fencing) assertFencingKeysShareSlot(keys, argument);
   }
 }
 

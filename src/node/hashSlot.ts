@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { InvalidArgumentError } from '../lock/errors.js';
+import { fencingKeyFor } from '../scripts/fencingKey.js';
 
 /**
  * A Lua script on a Redis Cluster may only touch keys of one hash slot, so a
@@ -19,4 +20,17 @@ export function assertSameHashSlot(keys: readonly string[], argument: string): v
       );
     }
   }
+}
+
+/** A resource whose counter key cannot share its slot (an empty `{}` tag, a stray `}`) cannot be fenced on a cluster. */
+export function assertFencingKeysShareSlot(keys: readonly string[], argument: string): void {
+  keys.forEach((key, i) => {
+    if (calculateSlot(fencingKeyFor(key)) !== calculateSlot(key)) {
+      throw new InvalidArgumentError(
+        `${argument}[${i}]`,
+        `"${key}" cannot be fenced on a Redis Cluster: its token counter would land in another hash slot ` +
+          '(give it a non-empty {hash tag})',
+      );
+    }
+  });
 }

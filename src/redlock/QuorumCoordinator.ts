@@ -1,5 +1,6 @@
 import { validUntil } from '../clock/validity.js';
 import {
+  InvalidArgumentError,
   LockHeldError,
   LockLostError,
   QuorumUnreachableError,
@@ -8,8 +9,9 @@ import {
 import type { Grant, ReleaseResult } from '../lock/grant.js';
 import { LockManager } from '../lock/LockManager.js';
 import type { ResolvedOptions } from '../lock/options.js';
-import type { LockNode } from '../node/LockNode.js';
+import type { FencedOutcome, LockNode } from '../node/LockNode.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 
@@ -27,26 +29,46 @@ export class QuorumCoordinator extends LockManager {
     super(settings);
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
+    if (settings.fencing) {
+      const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
+      if (unable) throw new InvalidArgumentError('options.fencing', `node ${unable.name} cannot hand out fencing tokens`);
+    }
   }
 
   protected checkKeys(keys: readonly string[]): void {
-    for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources');
+    for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources', this.settings.fencing);
   }
 
   protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
     const clock = this.settings.clock;
     const startedAt = clock.now();
     const timeoutMs = this.#nodeTimeout(ttlMs);
-    const result = await vote(this.nodes, this.quorum, (node) => node.acquire(keys, value, ttlMs, timeoutMs));
-    if (result.granted) {
-      const until = validUntil(ttlMs, startedAt, this.settings);
-      const left = until - clock.now();
-      if (left > 0) return { validUntil: until, outcomes: result.outcomes };
+    const fencing = this.settings.fencing;
+    const result = await vote<FencedOutcome>(this.nodes, this.quorum, (node) =>
+      fencing ? node.acquireFenced(keys, value, ttlMs, timeoutMs) : node.acquire(keys, value, ttlMs, timeoutMs),
+    );
+    if (!result.granted) {
       await this.#undoAcquire(keys, value, result.byNode);
-      throw new ValidityExhaustedError(keys, left, result.outcomes);
+      throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
     }
+    let fencingTokens: bigint[] | undefined;
+    if (fencing) {
+      const perNode = result.outcomes.flatMap((o) => (o.tokens ? [o.tokens] : []));
+      fencingTokens = largestTokens(perNode);
+      if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
+        const tokens = fencingTokens;
+        const written = await vote(this.nodes, this.quorum, (node) => node.fence(keys, value, tokens, timeoutMs));
+        if (!written.granted) {
+          await this.#undoAcquire(keys, value, result.byNode);
+          throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
+        }
+      }
+    }
+    const until = validUntil(ttlMs, startedAt, this.settings);
+    const left = until - clock.now();
+    if (left > 0) return { validUntil: until, outcomes: result.outcomes, fencingTokens };
     await this.#undoAcquire(keys, value, result.byNode);
-    throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
+    throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
   protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {

@@ -1,21 +1,47 @@
--- acquire: take every resource or none, atomically on this node.
--- KEYS[1..n]  the resources
--- ARGV[1]     the lock's random value
--- ARGV[2]     TTL in milliseconds
--- Returns 1 when every key now holds the value with the TTL (also when some
--- already held it: a retried request whose first reply was lost), or 0 when
--- any key holds another value (nothing is written then).
+-- acquire: take every resource or none, atomically on this node; with
+-- fencing, also hand out the next fencing token of each resource.
+-- KEYS[1..n]     the resources
+-- KEYS[n+1..2n]  with fencing only: each resource's token counter
+-- ARGV[1]        the lock's random value
+-- ARGV[2]        TTL in milliseconds
+-- ARGV[3]        'fence' to hand out tokens, absent otherwise
+-- Returns 0 when any key holds another value (nothing is written then).
+-- Otherwise every key now holds the value with the TTL (also when some already
+-- held it: a retried request whose first reply was lost), and it returns 1,
+-- or with fencing an array of n tokens: each counter is INCRemented and raised
+-- to at least the server time in microseconds, so a node restarted empty still
+-- hands out tokens above those it gave before (tokens stay below 2^53).
 local value = ARGV[1]
 local ttl = ARGV[2]
+local fencing = ARGV[3] == 'fence'
+local n = fencing and #KEYS / 2 or #KEYS
 
-for i = 1, #KEYS do
+for i = 1, n do
   local current = redis.call('GET', KEYS[i])
   if current and current ~= value then
     return 0
   end
 end
 
-for i = 1, #KEYS do
-  redis.call('SET', KEYS[i], value, 'PX', ttl)
+local floor
+if fencing then
+  -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
+  if redis.replicate_commands then redis.replicate_commands() end
+  local time = redis.call('TIME')
+  floor = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
+
+local tokens = {}
+for i = 1, n do
+  redis.call('SET', KEYS[i], value, 'PX', ttl)
+  if fencing then
+    local token = redis.call('INCR', KEYS[n + i])
+    if token < floor then
+      token = floor
+      redis.call('SET', KEYS[n + i], string.format('%.0f', floor))
+    end
+    tokens[i] = token
+  end
+end
+if fencing then return tokens end
 return 1

@@ -1,4 +1,6 @@
 export { type ScriptClient, LuaScript } from './LuaScript.js';
-export { acquire, acquireScript } from './acquire.js';
+export { acquire, acquireFenced, acquireScript } from './acquire.js';
 export { extend, extendScript } from './extend.js';
+export { fence, fenceScript } from './fence.js';
+export { fencingKeyFor } from './fencingKey.js';
 export { release, releaseScript } from './release.js';

@@ -1,0 +1,55 @@
+import type { NodeOutcome } from '../node/outcome.js';
+import type { CliFailure } from './failure.js';
+
+/** A node's outcome as --json prints it. */
+export interface NodeReport {
+  readonly node: string;
+  readonly status: string;
+  readonly ms?: number;
+  readonly error?: string;
+}
+
+/**
+ * Where a command's words go. Results go to stdout, failures to stderr (for
+ * exec, stdout belongs to the command). With --json each is one line of JSON,
+ * so a script reads `outcome` and `exitCode` instead of parsing prose.
+ */
+export class Reporter {
+  constructor(
+    readonly command: string,
+    readonly json: boolean,
+  ) {}
+
+  /** A result on stdout: the human text, or the JSON document. */
+  result(document: Record<string, unknown>, human: string): void {
+    process.stdout.write(this.json ? `${JSON.stringify({ command: this.command, ...document })}\n` : `${human}\n`);
+  }
+
+  failure(failure: CliFailure, hint?: string): void {
+    if (this.json) {
+      const { argument, code, nodes } = failure.details;
+      const document = {
+        command: this.command,
+        ok: false,
+        outcome: failure.kind,
+        exitCode: failure.exitCode,
+        message: failure.message,
+        ...(argument === undefined ? {} : { argument }),
+        ...(code === undefined ? {} : { code }),
+        ...(nodes === undefined ? {} : { nodes: nodes.map(nodeReport) }),
+      };
+      process.stderr.write(`${JSON.stringify(document)}\n`);
+      return;
+    }
+    process.stderr.write(`quorumlock ${this.command}: ${failure.message}\n${hint ? `${hint}\n` : ''}`);
+  }
+}
+
+export function nodeReport(outcome: NodeOutcome): NodeReport {
+  return {
+    node: outcome.node,
+    status: outcome.status,
+    ms: Math.round(outcome.ms * 10) / 10,
+    ...(outcome.error ? { error: outcome.error.message } : {}),
+  };
+}

@@ -1,0 +1,54 @@
+import type { ChildProcess } from 'node:child_process';
+
+/** The signals a supervisor is expected to pass on to what it supervises. */
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Owns SIGINT, SIGTERM and SIGHUP for the life of `exec`. While a command
+ * runs they are forwarded to it, and quorumlock keeps running so it can
+ * release the lock once the command exits. Before that (connecting, waiting
+ * for the lock) the first one aborts `signal`, which stops the wait.
+ */
+export class SignalRelay {
+  readonly #controller = new AbortController();
+  #child: ChildProcess | undefined;
+  #received: NodeJS.Signals | undefined;
+
+  readonly #onSignal = (signal: NodeJS.Signals): void => {
+    if (this.#child) {
+      this.#child.kill(signal);
+      return;
+    }
+    this.#received ??= signal;
+    this.#controller.abort(new Error(`received ${signal}`));
+  };
+
+  constructor() {
+    for (const signal of FORWARDED_SIGNALS) process.on(signal, this.#onSignal);
+  }
+
+  /** Aborts when a signal arrives while no command runs. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The first signal received while no command ran. */
+  get received(): NodeJS.Signals | undefined {
+    return this.#received;
+  }
+
+  /** Forward signals to `child` until detach(). */
+  attach(child: ChildProcess): void {
+    this.#child = child;
+  }
+
+  detach(): void {
+    this.#child = undefined;
+  }
+
+  /** Gives the signals back to Node's defaults. */
+  dispose(): void {
+    this.#child = undefined;
+    for (const signal of FORWARDED_SIGNALS) process.off(signal, this.#onSignal);
+  }
+}

@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import type { NodeAddress } from './nodeUrls.js';
+
+export interface ConnectionOptions {
+  /** How long to wait for each node to connect (and, if given, to answer). */
+  readonly connectTimeoutMs: number;
+  /** Per-command timeout, for commands sent outside the library (status, release). */
+  readonly commandTimeoutMs?: number;
+  /** Shown by CLIENT LIST, so operators see who holds a connection. */
+  readonly connectionName: string;
+}
+
+/** One ioredis client per node, tuned so an unreachable node fails fast. */
+export class NodeConnections {
+  readonly addresses: readonly NodeAddress[];
+  readonly clients: readonly Redis[];
+  readonly #connectTimeoutMs: number;
+
+  constructor(addresses: readonly NodeAddress[], options: ConnectionOptions) {
+    this.addresses = addresses;
+    this.#connectTimeoutMs = options.connectTimeoutMs;
+    this.clients = addresses.map((address) => {
+      const client = new Redis(address.url, {
+        connectTimeout: options.connectTimeoutMs,
+        connectionName: options.connectionName,
+        // One resend after a reconnect, then the command fails; the library's
+        // per-node timeout bounds lock requests anyway.
+        maxRetriesPerRequest: 1,
+        retryStrategy: (times) => Math.min(times * 50, 500),
+        ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
+      });
+      // Connection errors reach the user through the outcome of each request;
+      // without a listener ioredis would also print them.
+      client.on('error', () => undefined);
+      return client;
+    });
+  }
+
+  /**
+   * Waits until every node is ready or has failed to connect, so the first
+   * lock request is not spent on the TCP and ready-check handshake. Resolves
+   * to each node's connection error (undefined when it is ready).
+   */
+  ready(): Promise<(Error | undefined)[]> {
+    return Promise.all(this.clients.map((client) => whenReady(client, this.#connectTimeoutMs)));
+  }
+
+  /** Closes every connection at once; nothing is left to keep the process alive. */
+  close(): void {
+    for (const client of this.clients) client.disconnect();
+  }
+}
+
+function whenReady(client: Redis, timeoutMs: number): Promise<Error | undefined> {
+  if (client.status === 'ready') return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const finish = (error: Error | undefined): void => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+      resolve(error);
+    };
+    const onReady = (): void => finish(undefined);
+    const onError = (error: Error): void => finish(error);
+    const timer = setTimeout(() => finish(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+    client.once('ready', onReady);
+    client.once('error', onError);
+  });
+}
