@@ -31,3 +31,11 @@ export type { NodeOutcome, NodeStatus } from './node/outcome.js';
 export type { ReleaseOutcome } from './node/LockNode.js';
 export type { RedisClient } from './node/RedisNodeBackend.js';
 export type { Clock } from './clock/Clock.js';
+export {
+  type AcquireEvent,
+  type ChannelName,
+  channels as diagnosticsChannels,
+  type ExtendEvent,
+  type LostEvent,
+  type ReleaseEvent,
+} from './diagnostics/index.js';

@@ -1,3 +1,4 @@
+import { type LostEvent, publish } from '../diagnostics/channels.js';
 import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import { assertTtl } from './validate.js';
@@ -104,6 +105,9 @@ export class Lock {
     if (!this.#ended) {
       this.#ended = reason;
       clearTimeout(this.#expiryTimer);
+      if (!(reason instanceof LockReleasedError)) {
+        publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));
+      }
       this.#controller?.abort(reason);
     }
     return this.#ended;

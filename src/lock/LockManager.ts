@@ -1,6 +1,8 @@
 import type { Clock } from '../clock/Clock.js';
 import { startAutoExtension } from './autoExtend.js';
-import { AbortedError, LockHeldError } from './errors.js';
+import { type AcquireEvent, type ExtendEvent, publish, type ReleaseEvent } from '../diagnostics/channels.js';
+import type { NodeOutcome } from '../node/outcome.js';
+import { AbortedError, type ErrorCode, isQuorumLockError, LockHeldError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
@@ -29,8 +31,8 @@ export abstract class LockManager implements Locker {
     this.settings = settings;
     this.#ops = {
       clock: settings.clock,
-      extend: (keys, value, ttlMs) => this.extendOnNodes(keys, value, ttlMs),
-      release: (keys, value) => this.releaseOnNodes(keys, value),
+      extend: (keys, value, ttlMs) => this.#observedExtend(keys, value, ttlMs),
+      release: (keys, value) => this.#observedRelease(keys, value),
     };
   }
 
@@ -52,7 +54,8 @@ export abstract class LockManager implements Locker {
     const keys = this.#validate(resources, ttlMs);
     const policy = resolveAcquireOptions(options, this.settings);
     const value = randomValue();
-    const grant = await retryAcquire(() => this.acquireOnNodes(keys, value, ttlMs), policy, this.settings.clock);
+    let attempt = 0;
+    const grant = await retryAcquire(() => this.#observedAcquire(keys, value, ttlMs, ++attempt), policy, this.settings.clock);
     return this.#handOver(keys, value, grant, policy.signal);
   }
 
@@ -63,7 +66,7 @@ export abstract class LockManager implements Locker {
     const value = randomValue();
     let grant: Grant;
     try {
-      grant = await this.acquireOnNodes(keys, value, ttlMs);
+      grant = await this.#observedAcquire(keys, value, ttlMs, 1);
     } catch (error) {
       if (error instanceof LockHeldError) return null;
       throw error;
@@ -84,6 +87,75 @@ export abstract class LockManager implements Locker {
     }
   }
 
+  async #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number): Promise<Grant> {
+    const clock = this.settings.clock;
+    const startedAt = clock.now();
+    try {
+      const grant = await this.acquireOnNodes(keys, value, ttlMs);
+      publish<AcquireEvent>('acquire', () => {
+        const now = clock.now();
+        return {
+          resources: keys,
+          ttlMs,
+          attempt,
+          granted: true,
+          durationMs: now - startedAt,
+          validityMs: grant.validUntil - now,
+          fencingToken: grant.fencingTokens?.[0],
+          nodes: grant.outcomes,
+        };
+      });
+      return grant;
+    } catch (error) {
+      publish<AcquireEvent>('acquire', () => ({
+        resources: keys,
+        ttlMs,
+        attempt,
+        granted: false,
+        errorCode: codeOf(error),
+        durationMs: clock.now() - startedAt,
+        nodes: outcomesOf(error),
+      }));
+      throw error;
+    }
+  }
+
+  async #observedExtend(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+    const clock = this.settings.clock;
+    const startedAt = clock.now();
+    try {
+      const grant = await this.extendOnNodes(keys, value, ttlMs);
+      publish<ExtendEvent>('extend', () => {
+        const now = clock.now();
+        const durationMs = now - startedAt;
+        return { resources: keys, ttlMs, granted: true, durationMs, validityMs: grant.validUntil - now, nodes: grant.outcomes };
+      });
+      return grant;
+    } catch (error) {
+      publish<ExtendEvent>('extend', () => ({
+        resources: keys,
+        ttlMs,
+        granted: false,
+        errorCode: codeOf(error),
+        durationMs: clock.now() - startedAt,
+        nodes: outcomesOf(error),
+      }));
+      throw error;
+    }
+  }
+
+  async #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
+    const startedAt = this.settings.clock.now();
+    const result = await this.releaseOnNodes(keys, value);
+    publish<ReleaseEvent>('release', () => ({
+      resources: keys,
+      released: result.released,
+      durationMs: this.settings.clock.now() - startedAt,
+      nodes: result.outcomes,
+    }));
+    return result;
+  }
+
   #validate(resources: Resources, ttlMs: number): readonly string[] {
     const keys = normalizeResources(resources);
     assertTtl(ttlMs);
@@ -100,4 +172,13 @@ export abstract class LockManager implements Locker {
     }
     return lock;
   }
+}
+
+function codeOf(error: unknown): ErrorCode | undefined {
+  return isQuorumLockError(error) ? error.code : undefined;
+}
+
+function outcomesOf(error: unknown): readonly NodeOutcome[] {
+  const outcomes = (error as { outcomes?: unknown } | null)?.outcomes;
+  return Array.isArray(outcomes) ? (outcomes as NodeOutcome[]) : [];
 }

@@ -1,0 +1,8 @@
+export {
+  type AcquireEvent,
+  type ChannelName,
+  channels,
+  type ExtendEvent,
+  type LostEvent,
+  type ReleaseEvent,
+} from './channels.js';
