@@ -15,6 +15,8 @@ import {
   type UsingOptions,
 } from './options.js';
 import { randomValue } from './randomValue.js';
+import { hasWaiters, joinLine, type Place } from '../wakeup/WaitLine.js';
+import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
 
@@ -49,14 +51,53 @@ export abstract class LockManager implements Locker {
   protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
   /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
   protected abstract checkKeys(keys: readonly string[]): void;
+  /** Names the line this process's waiters for `keys` on these nodes share. */
+  protected abstract waitLineKey(keys: readonly string[]): string;
+  /** Listens for releases of `keys` on the nodes. */
+  protected abstract releaseWatch(keys: readonly string[]): ReleaseWatch;
 
   async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     const keys = this.#validate(resources, ttlMs);
     const policy = resolveAcquireOptions(options, this.settings);
     const value = randomValue();
     let attempt = 0;
-    const grant = await retryAcquire(() => this.#observedAcquire(keys, value, ttlMs, ++attempt), policy, this.settings.clock);
-    return this.#handOver(keys, value, grant, policy.signal);
+    if (!this.settings.wakeUp) {
+      const grant = await retryAcquire(() => this.#observedAcquire(keys, value, ttlMs, ++attempt), policy, this.settings.clock);
+      return this.#handOver(keys, value, grant, policy.signal);
+    }
+    const { signal } = policy;
+    const clock = this.settings.clock;
+    const deadline = clock.now() + policy.acquireTimeoutMs;
+    const lineKey = this.waitLineKey(keys);
+    let place: Place | undefined;
+    let watch: ReleaseWatch | undefined;
+    try {
+      if (hasWaiters(lineKey)) {
+        place = joinLine(lineKey);
+        await place.turn(deadline - clock.now(), signal);
+      }
+      const attemptOnce = (): Promise<Grant> => {
+        watch?.beforeAttempt();
+        return this.#observedAcquire(keys, value, ttlMs, ++attempt);
+      };
+      const pause = async (delayMs: number): Promise<void> => {
+        if (!place) {
+          place = joinLine(lineKey);
+          await place.turn(deadline - clock.now(), signal);
+        }
+        if (!watch) {
+          watch = this.releaseWatch(keys);
+          // Try again as soon as we listen: a release may have come just before.
+          return watch.open();
+        }
+        return watch.wait(delayMs, signal);
+      };
+      const grant = await retryAcquire(attemptOnce, policy, clock, pause);
+      return await this.#handOver(keys, value, grant, signal);
+    } finally {
+      watch?.close();
+      place?.leave();
+    }
   }
 
   async tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {

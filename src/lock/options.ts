@@ -69,6 +69,14 @@ export interface LockerOptions {
    */
   readonly fencing?: boolean;
   /**
+   * Waiters listen for release announcements (one SUBSCRIBE connection per
+   * node for the whole process) and retry at once instead of only polling,
+   * and this process's waiters on one resource line up so only the first asks
+   * Redis. `false` leaves waiting to backoff polling alone.
+   * @default true
+   */
+  readonly wakeUp?: boolean;
+  /**
    * Monotonic milliseconds; tests inject a fake one.
    * @default performance.now()
    */
@@ -105,6 +113,7 @@ export interface ResolvedOptions {
   readonly retry: ResolvedRetry;
   readonly extendAtFraction: number;
   readonly fencing: boolean;
+  readonly wakeUp: boolean;
   readonly clock: Clock;
 }
 
@@ -123,10 +132,11 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   retry: DEFAULT_RETRY,
   extendAtFraction: 0.5,
   fencing: false,
+  wakeUp: true,
   clock: monotonicClock,
 });
 
-const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'clock'];
+const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'clock'];
 const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs', 'factor'];
 const ACQUIRE_KEYS = ['signal', 'acquireTimeoutMs', 'retry'];
 
@@ -142,6 +152,7 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
     retry: resolveRetry(o.retry, DEFAULT_RETRY, `${argument}.retry`),
     extendAtFraction: o.extendAtFraction ?? DEFAULT_OPTIONS.extendAtFraction,
     fencing: o.fencing ?? DEFAULT_OPTIONS.fencing,
+    wakeUp: o.wakeUp ?? DEFAULT_OPTIONS.wakeUp,
     clock: o.clock ?? DEFAULT_OPTIONS.clock,
   };
   assertNumber(resolved.driftFactor, `${argument}.driftFactor`, 0, 0.5);
@@ -149,8 +160,10 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
   assertInteger(resolved.nodeTimeoutMs, `${argument}.nodeTimeoutMs`, 1, MAX_TTL_MS);
   assertAcquireTimeout(resolved.acquireTimeoutMs, `${argument}.acquireTimeoutMs`);
   assertNumber(resolved.extendAtFraction, `${argument}.extendAtFraction`, 0.05, 0.95);
-  if (typeof resolved.fencing !== 'boolean') {
-    throw new InvalidArgumentError(`${argument}.fencing`, `expected true or false, got ${describe(resolved.fencing)}`);
+  for (const flag of ['fencing', 'wakeUp'] as const) {
+    if (typeof resolved[flag] !== 'boolean') {
+      throw new InvalidArgumentError(`${argument}.${flag}`, `expected true or false, got ${describe(resolved[flag])}`);
+    }
   }
   if (typeof resolved.clock?.now !== 'function') {
     throw new InvalidArgumentError(`${argument}.clock`, `expected an object with a now() method, got ${describe(resolved.clock)}`);

@@ -27,7 +27,19 @@ export function isRetryable(error: unknown): boolean {
  * whole window, and its signal handling would drop a lock acquired just as the
  * signal fired instead of releasing it.
  */
-export function retryAcquire<T>(attempt: () => Promise<T>, policy: ResolvedAcquire, clock: Clock): Promise<T> {
+/**
+ * How to wait before the next attempt: `delayMs` is the backoff drawn for it,
+ * already cut to the time left. The default sleeps; waiters woken by release
+ * announcements may return sooner.
+ */
+export type PauseBeforeRetry = (delayMs: number, attemptNumber: number) => Promise<void>;
+
+export function retryAcquire<T>(
+  attempt: () => Promise<T>,
+  policy: ResolvedAcquire,
+  clock: Clock,
+  pause: PauseBeforeRetry = (delayMs) => sleep(delayMs, policy.signal),
+): Promise<T> {
   const { signal, retry, acquireTimeoutMs } = policy;
   const deadline = clock.now() + acquireTimeoutMs;
   return pRetry(
@@ -43,7 +55,7 @@ export function retryAcquire<T>(attempt: () => Promise<T>, policy: ResolvedAcqui
         if (!isRetryable(error)) return false;
         const remaining = deadline - clock.now();
         if (remaining <= 0) return false;
-        await sleep(Math.min(fullJitterDelay(attemptNumber, retry), remaining), signal);
+        await pause(Math.min(fullJitterDelay(attemptNumber, retry), remaining), attemptNumber);
         if (signal?.aborted) throw new AbortedError(signal.reason);
         return true;
       },

@@ -18,6 +18,12 @@ export interface NodeBackend {
   acquireFenced?(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
+  /**
+   * Calls `onRelease` whenever a release of one of the keys is announced on
+   * this node. Resolves once listening (or after `timeoutMs`) to the function
+   * that stops it. Backends without it leave waiters to backoff polling.
+   */
+  watchReleases?(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void>;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */
   checkKeys?(keys: readonly string[], argument: string, fencing: boolean): void;
 }

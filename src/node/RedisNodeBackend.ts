@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { acquire, acquireFenced, extend, fence, release, type ScriptClient } from '../scripts/index.js';
+import { acquire, acquireFenced, extend, fence, RELEASE_CHANNEL_PREFIX, release, type ScriptClient } from '../scripts/index.js';
+import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
 
@@ -11,9 +12,14 @@ export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
   private readonly scripts: ScriptClient;
   private readonly isCluster: boolean;
+  private readonly keyPrefix: string;
 
-  constructor(client: RedisClient, name?: string) {
+  constructor(
+    private readonly client: RedisClient,
+    name?: string,
+  ) {
     this.scripts = client as unknown as ScriptClient;
+    this.keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.name = name ?? describeClient(client);
   }
@@ -36,6 +42,12 @@ export class RedisNodeBackend implements NodeBackend {
 
   release(keys: readonly string[], value: string): Promise<number> {
     return release(this.scripts, keys, value);
+  }
+
+  watchReleases(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void> {
+    // Keys reach the node with the client's keyPrefix, and so does the channel the release script builds.
+    const channels = keys.map((key) => `${RELEASE_CHANNEL_PREFIX}${this.keyPrefix}${key}`);
+    return ReleaseSubscriber.for(this.client, this.name).watch(channels, onRelease, timeoutMs);
   }
 
   checkKeys(keys: readonly string[], argument: string, fencing: boolean): void {

@@ -14,6 +14,7 @@ import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
+import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 
 /**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
@@ -24,11 +25,13 @@ export class QuorumCoordinator extends LockManager {
   protected readonly nodes: readonly LockNode[];
   /** floor(N / 2) + 1. */
   readonly quorum: number;
+  readonly #nodeNames: string;
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
     super(settings);
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
+    this.#nodeNames = nodes.map((node) => node.name).join(',');
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
       if (unable) throw new InvalidArgumentError('options.fencing', `node ${unable.name} cannot hand out fencing tokens`);
@@ -37,6 +40,18 @@ export class QuorumCoordinator extends LockManager {
 
   protected checkKeys(keys: readonly string[]): void {
     for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources', this.settings.fencing);
+  }
+
+  protected waitLineKey(keys: readonly string[]): string {
+    return `${this.#nodeNames}\u0000${keys.join('\u0000')}`;
+  }
+
+  protected releaseWatch(keys: readonly string[]): ReleaseWatch {
+    return new ReleaseWatch(
+      this.nodes.map((node) => node.backend),
+      keys,
+      this.settings.nodeTimeoutMs,
+    );
   }
 
   protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {

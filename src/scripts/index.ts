@@ -3,4 +3,4 @@ export { acquire, acquireFenced, acquireScript } from './acquire.js';
 export { extend, extendScript } from './extend.js';
 export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';
-export { release, releaseScript } from './release.js';
+export { RELEASE_CHANNEL_PREFIX, release, releaseScript } from './release.js';

@@ -1,0 +1,120 @@
+import type { Redis } from 'ioredis';
+import type { RedisClient } from '../node/RedisNodeBackend.js';
+
+type Listener = () => void;
+
+/** An idle subscriber closes after this long, so a process can exit by itself. */
+const IDLE_CLOSE_MS = 500;
+
+const byNode = new Map<string, ReleaseSubscriber>();
+
+/**
+ * One SUBSCRIBE connection per node for the whole process, shared by every
+ * waiter on that node: a duplicate of the user's client, opened when the
+ * first waiter needs it and closed once none has for a moment.
+ */
+export class ReleaseSubscriber {
+  readonly #source: RedisClient;
+  readonly #node: string;
+  #connection: Redis | undefined;
+  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #subscribed = new Map<string, Promise<unknown>>();
+  #idleTimer: NodeJS.Timeout | undefined;
+
+  private constructor(source: RedisClient, node: string) {
+    this.#source = source;
+    this.#node = node;
+  }
+
+  static for(client: RedisClient, node: string): ReleaseSubscriber {
+    let subscriber = byNode.get(node);
+    if (!subscriber) {
+      subscriber = new ReleaseSubscriber(client, node);
+      byNode.set(node, subscriber);
+    }
+    return subscriber;
+  }
+
+  /**
+   * Calls `listener` on every announcement on `channels`. Resolves once the
+   * node confirmed the subscriptions, or after `timeoutMs` (waiters then rely
+   * on polling); resolves to the function that stops listening.
+   */
+  async watch(channels: readonly string[], listener: Listener, timeoutMs: number): Promise<() => void> {
+    clearTimeout(this.#idleTimer);
+    const connection = this.#connect();
+    const confirmations: Promise<unknown>[] = [];
+    for (const channel of channels) {
+      let listeners = this.#listeners.get(channel);
+      if (!listeners) {
+        listeners = new Set();
+        this.#listeners.set(channel, listeners);
+        this.#subscribed.set(channel, connection.subscribe(channel).catch(() => undefined));
+      }
+      listeners.add(listener);
+      confirmations.push(this.#subscribed.get(channel) as Promise<unknown>);
+    }
+    await withDeadline(Promise.all(confirmations), timeoutMs);
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      this.#unwatch(channels, listener);
+    };
+  }
+
+  #unwatch(channels: readonly string[], listener: Listener): void {
+    const unused: string[] = [];
+    for (const channel of channels) {
+      const listeners = this.#listeners.get(channel);
+      if (!listeners?.delete(listener) || listeners.size > 0) continue;
+      this.#listeners.delete(channel);
+      this.#subscribed.delete(channel);
+      unused.push(channel);
+    }
+    if (this.#listeners.size === 0) {
+      this.#idleTimer = setTimeout(() => this.#close(), IDLE_CLOSE_MS);
+      this.#idleTimer.unref();
+    } else if (unused.length > 0) {
+      this.#connection?.unsubscribe(...unused).catch(() => undefined);
+    }
+  }
+
+  #connect(): Redis {
+    if (this.#connection) return this.#connection;
+    const connection = (this.#source as Redis).duplicate();
+    // Errors surface as timeouts of the waiters' subscriptions; polling covers them.
+    connection.on('error', () => undefined);
+    connection.on('message', (channel: string) => {
+      const listeners = this.#listeners.get(channel);
+      if (listeners) for (const listener of [...listeners]) listener();
+    });
+    this.#connection = connection;
+    return connection;
+  }
+
+  #close(): void {
+    if (this.#listeners.size > 0) return;
+    this.#connection?.disconnect();
+    this.#connection = undefined;
+    this.#subscribed.clear();
+    if (byNode.get(this.#node) === this) byNode.delete(this.#node);
+  }
+}
+
+function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}

@@ -1,0 +1,74 @@
+import type { NodeBackend } from '../node/NodeBackend.js';
+
+/**
+ * One acquire call's ear for releases of its resources on every node. It is
+ * opened after the first attempt finds the resource held (an uncontended
+ * acquire never pays for it); from then on a wait between attempts ends at
+ * the first announced release, or after the backoff delay if none comes
+ * (lost messages, keys that simply expire).
+ */
+export class ReleaseWatch {
+  readonly #nodes: readonly NodeBackend[];
+  readonly #keys: readonly string[];
+  readonly #timeoutMs: number;
+  readonly #stops: (() => void)[] = [];
+  #opened = false;
+  #stopped = false;
+  #releaseSeen = false;
+  #wake: (() => void) | undefined;
+
+  constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number) {
+    this.#nodes = nodes;
+    this.#keys = keys;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get opened(): boolean {
+    return this.#opened;
+  }
+
+  /** Subscribes on every node that can; resolves once confirmed or timed out. */
+  async open(): Promise<void> {
+    if (this.#opened) return;
+    this.#opened = true;
+    const onRelease = (): void => {
+      this.#releaseSeen = true;
+      this.#wake?.();
+    };
+    await Promise.all(
+      this.#nodes.map(async (node) => {
+        const stop = await node.watchReleases?.(this.#keys, onRelease, this.#timeoutMs).catch(() => undefined);
+        if (!stop) return;
+        if (this.#stopped) stop();
+        else this.#stops.push(stop);
+      }),
+    );
+  }
+
+  /** Forgets releases seen so far: call right before an attempt goes out. */
+  beforeAttempt(): void {
+    this.#releaseSeen = false;
+  }
+
+  /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */
+  wait(delayMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#releaseSeen || delayMs <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, delayMs);
+      timer.unref();
+      this.#wake = done;
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  close(): void {
+    this.#stopped = true;
+    for (const stop of this.#stops.splice(0)) stop();
+  }
+}

@@ -1,0 +1,102 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AcquireEvent, RedisLock, Redlock } from '../../src/index.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Backoff so long that only a release announcement can end the wait within the test's timeout. */
+const NO_POLLING = { baseDelayMs: 1_000_000, maxDelayMs: 1_000_000 };
+
+async function evalshaCalls(clients: readonly Redis[]): Promise<number> {
+  let total = 0;
+  for (const client of clients) {
+    const stats = await client.info('commandstats');
+    total += Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+  return total;
+}
+
+function countAttempts(): { attempts: () => number; stop: () => void } {
+  let count = 0;
+  const listener = () => count++;
+  subscribe('quorumlock:acquire', listener);
+  return { attempts: () => count, stop: () => unsubscribe('quorumlock:acquire', listener) };
+}
+
+describe('wake-up on release', () => {
+  let nodes: LocalNodeSet;
+  beforeAll(async () => {
+    nodes = await startNodes(3);
+  });
+  afterAll(async () => {
+    await nodes.stopAll();
+  });
+  beforeEach(async () => {
+    await nodes.flushAll();
+  });
+
+  it('a RedisLock waiter retries as soon as the holder releases, not at its next poll', async () => {
+    const [holderClient] = nodes.clients() as [Redis];
+    const [waiterClient] = nodes.clients() as [Redis];
+    const holder = await new RedisLock(holderClient).acquire('wake', 10_000);
+    const waiting = new RedisLock(waiterClient, { retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('wake', 10_000);
+    await sleep(100);
+    await holder.release();
+    const lock = await waiting;
+    expect(await waiterClient.get('wake')).toBe(lock.value);
+    await lock.release();
+  }, 15_000);
+
+  it('a Redlock waiter on a multi-resource lock wakes when the holder of one resource releases', async () => {
+    const holder = await new Redlock(nodes.clients()).acquire('b', 10_000);
+    const waiter = new Redlock(nodes.clients(), { retry: NO_POLLING, acquireTimeoutMs: 600_000 });
+    const waiting = waiter.acquire(['a', 'b'], 10_000);
+    await sleep(100);
+    await holder.release();
+    const lock = await waiting;
+    expect(lock.resources).toEqual(['a', 'b']);
+    await lock.release();
+  }, 15_000);
+
+  it('without wakeUp, waiting is left to polling', async () => {
+    const holder = await new RedisLock(nodes.clients()[0]!).acquire('poll', 10_000);
+    const counter = countAttempts();
+    try {
+      const waiting = new RedisLock(nodes.clients()[0]!, {
+        wakeUp: false,
+        retry: { baseDelayMs: 5, maxDelayMs: 5 },
+        acquireTimeoutMs: 10_000,
+      }).acquire('poll', 10_000);
+      await sleep(200);
+      await holder.release();
+      await (await waiting).release();
+      expect(counter.attempts()).toBeGreaterThan(5);
+    } finally {
+      counter.stop();
+    }
+  });
+
+  it('only the head of this process’s line asks Redis: 20 local waiters cost a few commands per critical section', async () => {
+    const clients = nodes.clients();
+    const node = [clients[0]!];
+    const holder = await new RedisLock(clients[0]!).acquire('line', 10_000);
+    await sleep(20);
+    const before = await evalshaCalls(node);
+    const order: number[] = [];
+    const waiters = Array.from({ length: 20 }, (_, i) =>
+      new RedisLock(clients[0]!, { retry: NO_POLLING, acquireTimeoutMs: 600_000 }).using('line', 10_000, async () => {
+        order.push(i);
+        await sleep(1);
+      }),
+    );
+    await sleep(200);
+    await holder.release();
+    await Promise.all(waiters);
+    const perCriticalSection = ((await evalshaCalls(node)) - before) / 20;
+    expect(order.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // Each handoff: the holder's release, the head's acquire, and at most one
+    // failed attempt by the next head; every waiter's first try adds one.
+    expect(perCriticalSection).toBeLessThanOrEqual(5);
+  }, 20_000);
+});
