@@ -3,6 +3,9 @@ import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockErro
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import { assertTtl } from './validate.js';
 
+/** Marks a lock released before anyone asked for the reason. */
+const RELEASED = Symbol('released');
+
 /**
  * A held lock. Its validity is counted on the locker's monotonic clock;
  * `signal` aborts when the lock is lost, expires or is released.
@@ -17,7 +20,7 @@ export class Lock {
   readonly #ops: LockOperations;
   #controller: AbortController | undefined;
   #expiryTimer: NodeJS.Timeout | undefined;
-  #ended: QuorumLockError | undefined;
+  #ended: QuorumLockError | typeof RELEASED | undefined;
   #release: Promise<ReleaseResult> | undefined;
 
   /** @internal Lockers create locks; users get them from acquire(). */
@@ -52,7 +55,7 @@ export class Lock {
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.#ended) this.#controller.abort(this.#ended);
+      if (this.#ended) this.#controller.abort(this.#endReason());
       else this.#scheduleExpiry();
     }
     return this.#controller.signal;
@@ -69,8 +72,11 @@ export class Lock {
    */
   async extend(ttlMs: number): Promise<this> {
     assertTtl(ttlMs);
-    if (this.#ended) throw this.#ended;
-    if (this.remainingMs() <= 0) throw this.#end(new LockExpiredError(this.resources));
+    if (this.#ended) throw this.#endReason();
+    if (this.remainingMs() <= 0) {
+      this.#end(new LockExpiredError(this.resources));
+      throw this.#endReason();
+    }
     let grant: Grant;
     try {
       grant = await this.#ops.extend(this.resources, this.value, ttlMs);
@@ -78,7 +84,7 @@ export class Lock {
       if (error instanceof LockLostError) this.#end(error);
       throw error;
     }
-    if (this.#ended) throw this.#ended;
+    if (this.#ended) throw this.#endReason();
     this.#validUntil = grant.validUntil;
     if (this.#controller) this.#scheduleExpiry();
     return this;
@@ -91,7 +97,8 @@ export class Lock {
   release(): Promise<ReleaseResult> {
     if (!this.#release) {
       this.#release = this.#ops.release(this.resources, this.value);
-      this.#end(new LockReleasedError(this.resources));
+      // An Error costs a stack trace: the reason is built only when asked for.
+      this.#end(RELEASED);
     }
     return this.#release;
   }
@@ -101,16 +108,20 @@ export class Lock {
     this.#end(error);
   }
 
-  #end(reason: QuorumLockError): QuorumLockError {
+  #end(reason: QuorumLockError | typeof RELEASED): void {
     if (!this.#ended) {
       this.#ended = reason;
       clearTimeout(this.#expiryTimer);
-      if (!(reason instanceof LockReleasedError)) {
+      if (reason !== RELEASED && !(reason instanceof LockReleasedError)) {
         publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));
       }
-      this.#controller?.abort(reason);
+      if (this.#controller) this.#controller.abort(this.#endReason());
     }
-    return this.#ended;
+  }
+
+  #endReason(): QuorumLockError {
+    if (this.#ended === RELEASED) this.#ended = new LockReleasedError(this.resources);
+    return this.#ended as QuorumLockError;
   }
 
   #scheduleExpiry(): void {

@@ -16,25 +16,26 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
- * of retries, or passes the acquire deadline; then rejects with the last
- * attempt's error, so callers still tell contention from outage by its code.
- *
- * p-retry owns the loop and the retry count; the deadline is read on our
- * monotonic clock (an injected fake one in tests). The wait
- * between attempts is ours (in shouldRetry, with p-retry's own delay set to 0):
- * p-retry's `randomize` spreads waits only between 1x and 2x, not over the
- * whole window, and its signal handling would drop a lock acquired just as the
- * signal fired instead of releasing it.
- */
-/**
  * How to wait before the next attempt: `delayMs` is the backoff drawn for it,
  * already cut to the time left. The default sleeps; waiters woken by release
  * announcements may return sooner.
  */
 export type PauseBeforeRetry = (delayMs: number, attemptNumber: number) => Promise<void>;
 
-export function retryAcquire<T>(
+/**
+ * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
+ * of retries, or passes the acquire deadline; then rejects with the last
+ * attempt's error, so callers still tell contention from outage by its code.
+ *
+ * The first attempt runs on its own: most acquires succeed at once and need
+ * no retry machinery. After that p-retry owns the loop and the retry count;
+ * the deadline is read on our monotonic clock (an injected fake one in
+ * tests). The wait between attempts is ours (p-retry's own delay is 0):
+ * p-retry's `randomize` spreads waits only between 1x and 2x, not over the
+ * whole window, and its signal handling would drop a lock acquired just as
+ * the signal fired instead of releasing it.
+ */
+export async function retryAcquire<T>(
   attempt: () => Promise<T>,
   policy: ResolvedAcquire,
   clock: Clock,
@@ -42,23 +43,32 @@ export function retryAcquire<T>(
 ): Promise<T> {
   const { signal, retry, acquireTimeoutMs } = policy;
   const deadline = clock.now() + acquireTimeoutMs;
+  if (signal?.aborted) throw new AbortedError(signal.reason);
+
+  const waitBeforeAttempt = async (error: unknown, attemptsMade: number): Promise<boolean> => {
+    if (!isRetryable(error)) return false;
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) return false;
+    await pause(Math.min(fullJitterDelay(attemptsMade, retry), remaining), attemptsMade);
+    if (signal?.aborted) throw new AbortedError(signal.reason);
+    return true;
+  };
+
+  try {
+    return await attempt();
+  } catch (error) {
+    if (retry.retries === 0 || !(await waitBeforeAttempt(error, 1))) throw error;
+  }
   return pRetry(
     () => {
       if (signal?.aborted) throw new AbortedError(signal.reason);
       return attempt();
     },
     {
-      retries: retry.retries,
+      retries: retry.retries - 1,
       minTimeout: 0,
       maxTimeout: 0,
-      async shouldRetry({ error, attemptNumber }) {
-        if (!isRetryable(error)) return false;
-        const remaining = deadline - clock.now();
-        if (remaining <= 0) return false;
-        await pause(Math.min(fullJitterDelay(attemptNumber, retry), remaining), attemptNumber);
-        if (signal?.aborted) throw new AbortedError(signal.reason);
-        return true;
-      },
+      shouldRetry: ({ error, attemptNumber }) => waitBeforeAttempt(error, attemptNumber + 1),
     },
   );
 }
