@@ -58,7 +58,17 @@ export class RedisNodeBackend implements NodeBackend {
 }
 
 function describeClient(client: RedisClient): string {
-  if (client.isCluster) return 'cluster';
+  if (client.isCluster) {
+    // ioredis keeps the seed nodes in a field its types mark private; they name the cluster.
+    const seeds = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
+    return `cluster(${seeds.map(describeSeed).join(',')})`;
+  }
   const { host, port, path } = (client as Redis).options;
   return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
+}
+
+function describeSeed(seed: unknown): string {
+  if (typeof seed === 'string' || typeof seed === 'number') return String(seed);
+  const { host, port } = (seed ?? {}) as { host?: string; port?: number };
+  return `${host ?? 'localhost'}:${port ?? 6379}`;
 }
