@@ -44,8 +44,9 @@ export class Place {
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, maxWaitMs));
-      timer.unref();
+      // An endless acquire (acquireTimeoutMs: Infinity) waits for its turn without a timer.
+      const timer = Number.isFinite(maxWaitMs) ? setTimeout(done, Math.max(0, maxWaitMs)) : undefined;
+      timer?.unref();
       signal?.addEventListener('abort', done, { once: true });
       void this.#atHead.then(done);
     });
