@@ -79,7 +79,7 @@ export class Lock {
     }
     let grant: Grant;
     try {
-      grant = await this.#ops.extend(this.resources, this.value, ttlMs);
+      grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
     } catch (error) {
       if (error instanceof LockLostError) this.#end(error);
       throw error;

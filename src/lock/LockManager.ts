@@ -33,7 +33,7 @@ export abstract class LockManager implements Locker {
     this.settings = settings;
     this.#ops = {
       clock: settings.clock,
-      extend: (keys, value, ttlMs) => this.#observedExtend(keys, value, ttlMs),
+      extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
       release: (keys, value) => this.#observedRelease(keys, value),
     };
   }
@@ -46,7 +46,7 @@ export abstract class LockManager implements Locker {
   /** One attempt on the nodes. Rejects with LockHeldError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
-  protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
   protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
   /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
@@ -161,11 +161,11 @@ export abstract class LockManager implements Locker {
     }
   }
 
-  async #observedExtend(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+  async #observedExtend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
     const clock = this.settings.clock;
     const startedAt = clock.now();
     try {
-      const grant = await this.extendOnNodes(keys, value, ttlMs);
+      const grant = await this.extendOnNodes(keys, value, ttlMs, remainingMs);
       publish<ExtendEvent>('extend', () => {
         const now = clock.now();
         const durationMs = now - startedAt;

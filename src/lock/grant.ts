@@ -22,6 +22,7 @@ export interface ReleaseResult {
 /** The node operations a Lock handle needs from the locker that made it. */
 export interface LockOperations {
   readonly clock: { now(): number };
-  extend(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
+  extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   release(keys: readonly string[], value: string): Promise<ReleaseResult>;
 }

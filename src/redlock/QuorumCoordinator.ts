@@ -86,10 +86,11 @@ export class QuorumCoordinator extends LockManager {
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
-  protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+  protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
     const clock = this.settings.clock;
     const startedAt = clock.now();
-    const timeoutMs = this.#nodeTimeout(ttlMs);
+    // A reply after the lock's current validity could no longer prove it held without a gap.
+    const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const result = await vote(this.nodes, this.quorum, (node) => node.extend(keys, value, ttlMs, timeoutMs));
     if (result.granted) {
       const until = validUntil(ttlMs, startedAt, this.settings);
