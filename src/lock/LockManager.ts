@@ -15,7 +15,7 @@ import {
   type UsingOptions,
 } from './options.js';
 import { randomValue } from './randomValue.js';
-import { hasWaiters, joinLine, type Place } from '../wakeup/WaitLine.js';
+import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
@@ -60,43 +60,23 @@ export abstract class LockManager implements Locker {
     const keys = this.#validate(resources, ttlMs);
     const policy = resolveAcquireOptions(options, this.settings);
     const value = randomValue();
-    let attempt = 0;
-    if (!this.settings.wakeUp) {
-      const grant = await retryAcquire(() => this.#observedAcquire(keys, value, ttlMs, ++attempt), policy, this.settings.clock);
-      return this.#handOver(keys, value, grant, policy.signal);
-    }
-    const { signal } = policy;
     const clock = this.settings.clock;
-    const deadline = clock.now() + policy.acquireTimeoutMs;
-    const lineKey = this.waitLineKey(keys);
-    let place: Place | undefined;
-    let watch: ReleaseWatch | undefined;
+    const wait = this.settings.wakeUp
+      ? new ContendedWait(this.waitLineKey(keys), clock.now() + policy.acquireTimeoutMs, clock, policy.signal, () =>
+          this.releaseWatch(keys),
+        )
+      : undefined;
+    let attempt = 0;
     try {
-      if (hasWaiters(lineKey)) {
-        place = joinLine(lineKey);
-        await place.turn(deadline - clock.now(), signal);
-      }
+      await wait?.queueBehindOthers();
       const attemptOnce = (): Promise<Grant> => {
-        watch?.beforeAttempt();
+        wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);
       };
-      const pause = async (delayMs: number): Promise<void> => {
-        if (!place) {
-          place = joinLine(lineKey);
-          await place.turn(deadline - clock.now(), signal);
-        }
-        if (!watch) {
-          watch = this.releaseWatch(keys);
-          // Try again as soon as we listen: a release may have come just before.
-          return watch.open();
-        }
-        return watch.wait(delayMs, signal);
-      };
-      const grant = await retryAcquire(attemptOnce, policy, clock, pause);
-      return await this.#handOver(keys, value, grant, signal);
+      const grant = await retryAcquire(attemptOnce, policy, clock, wait?.pause);
+      return await this.#handOver(keys, value, grant, policy.signal);
     } finally {
-      watch?.close();
-      place?.leave();
+      wait?.close();
     }
   }
 

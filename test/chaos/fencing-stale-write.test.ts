@@ -1,3 +1,4 @@
+import { patient } from '../support/patient.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ it('refuses the write of a holder paused past its validity, once a newer holder 
     child.kill('SIGSTOP');
 
     // While the first holder is stopped its lock expires, and a second holder takes over.
-    const redlock = new Redlock(lockNodes.clients(), { fencing: true, acquireTimeoutMs: 5 * TTL_MS });
+    const redlock = new Redlock(lockNodes.clients(), { ...patient, fencing: true, acquireTimeoutMs: 5 * TTL_MS });
     const [storeClient] = storeNode.clients();
     const store = new FencedStore(storeClient!, 'fenced:account:data');
     const current = await redlock.acquire('fenced:account', 10_000);

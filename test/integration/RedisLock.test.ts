@@ -8,6 +8,7 @@ import {
   QuorumUnreachableError,
   RedisLock,
 } from '../../src/index.js';
+import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 let nodes: LocalNodeSet;
@@ -32,8 +33,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('RedisLock', () => {
   it('gives mutual exclusion between two clients', async () => {
-    const first = new RedisLock(redis);
-    const second = new RedisLock(other, { acquireTimeoutMs: 0 });
+    const first = new RedisLock(redis, patient);
+    const second = new RedisLock(other, { ...patient, acquireTimeoutMs: 0 });
     const lock = await first.acquire('orders:42', 10_000);
     await expect(second.acquire('orders:42', 10_000)).rejects.toMatchObject({ code: ErrorCode.LOCK_HELD });
     await lock.release();
@@ -43,9 +44,9 @@ describe('RedisLock', () => {
   });
 
   it('makes a waiting acquire succeed once the holder releases', async () => {
-    const locker = new RedisLock(redis);
+    const locker = new RedisLock(redis, patient);
     const lock = await locker.acquire('stock', 10_000);
-    const waiting = new RedisLock(other).acquire('stock', 10_000);
+    const waiting = new RedisLock(other, patient).acquire('stock', 10_000);
     await sleep(50);
     await lock.release();
     const next = await waiting;
@@ -54,16 +55,16 @@ describe('RedisLock', () => {
   });
 
   it('tryAcquire returns null when the resource is held', async () => {
-    const lock = await new RedisLock(redis).acquire('cron:daily', 10_000);
-    expect(await new RedisLock(other).tryAcquire('cron:daily', 10_000)).toBeNull();
+    const lock = await new RedisLock(redis, patient).acquire('cron:daily', 10_000);
+    expect(await new RedisLock(other, patient).tryAcquire('cron:daily', 10_000)).toBeNull();
     await lock.release();
-    const mine = await new RedisLock(other).tryAcquire('cron:daily', 10_000);
+    const mine = await new RedisLock(other, patient).tryAcquire('cron:daily', 10_000);
     expect(mine).not.toBeNull();
     await mine?.release();
   });
 
   it('hands out a 128-bit random value and a validity below ttl - drift', async () => {
-    const locker = new RedisLock(redis);
+    const locker = new RedisLock(redis, patient);
     const lock = await locker.acquire('v', 10_000);
     expect(lock.value).toMatch(/^[0-9a-f]{32}$/);
     expect(lock.remainingMs()).toBeGreaterThan(0);
@@ -75,7 +76,7 @@ describe('RedisLock', () => {
   });
 
   it('locks several resources all or none', async () => {
-    const locker = new RedisLock(redis, { acquireTimeoutMs: 0 });
+    const locker = new RedisLock(redis, { ...patient, acquireTimeoutMs: 0 });
     await redis.set('b', 'someone-else', 'PX', 10_000);
     await expect(locker.acquire(['a', 'b', 'c'], 10_000)).rejects.toMatchObject({ code: ErrorCode.LOCK_HELD });
     expect(await redis.exists('a', 'c')).toBe(0);
@@ -88,7 +89,7 @@ describe('RedisLock', () => {
   });
 
   it('never deletes another holder’s key on release', async () => {
-    const lock = await new RedisLock(redis).acquire('shared', 10_000);
+    const lock = await new RedisLock(redis, patient).acquire('shared', 10_000);
     await redis.set('shared', 'another-holder', 'PX', 10_000);
     const result = await lock.release();
     expect(result.released).toBe(0);
@@ -96,7 +97,7 @@ describe('RedisLock', () => {
   });
 
   it('releasing an expired lock is not an error, and release is idempotent', async () => {
-    const lock = await new RedisLock(redis).acquire('short', 50);
+    const lock = await new RedisLock(redis, patient).acquire('short', 50);
     await sleep(120);
     expect(await redis.exists('short')).toBe(0);
     const first = await lock.release();
@@ -105,7 +106,7 @@ describe('RedisLock', () => {
   });
 
   it('extends a held lock, and counts validity from the extend', async () => {
-    const lock = await new RedisLock(redis).acquire('ext', 1_000);
+    const lock = await new RedisLock(redis, patient).acquire('ext', 1_000);
     await lock.extend(20_000);
     expect(lock.remainingMs()).toBeGreaterThan(1_000);
     expect(await redis.pttl('ext')).toBeGreaterThan(1_000);
@@ -113,7 +114,7 @@ describe('RedisLock', () => {
   });
 
   it('fails to extend once the key is gone, and aborts the signal as lost', async () => {
-    const lock = await new RedisLock(redis).acquire('gone', 10_000);
+    const lock = await new RedisLock(redis, patient).acquire('gone', 10_000);
     const signal = lock.signal;
     await redis.del('gone');
     await expect(lock.extend(10_000)).rejects.toBeInstanceOf(LockLostError);
@@ -122,20 +123,20 @@ describe('RedisLock', () => {
   });
 
   it('never extends another holder’s key', async () => {
-    const lock = await new RedisLock(redis).acquire('taken', 10_000);
+    const lock = await new RedisLock(redis, patient).acquire('taken', 10_000);
     await redis.set('taken', 'another-holder', 'PX', 5_000);
     await expect(lock.extend(60_000)).rejects.toBeInstanceOf(LockLostError);
     expect(await redis.pttl('taken')).toBeLessThanOrEqual(5_000);
   });
 
   it('fails to extend an expired lock without a round trip', async () => {
-    const lock = await new RedisLock(redis).acquire('late', 30);
+    const lock = await new RedisLock(redis, patient).acquire('late', 30);
     await sleep(80);
     await expect(lock.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
   });
 
   it('using() keeps the lock past its TTL while the routine runs', async () => {
-    const locker = new RedisLock(redis);
+    const locker = new RedisLock(redis, patient);
     const result = await locker.using('job', 500, async (signal, lock) => {
       await sleep(1_500);
       return { aborted: signal.aborted, stored: await redis.get('job'), value: lock.value };
@@ -146,7 +147,7 @@ describe('RedisLock', () => {
   });
 
   it('using() aborts the routine’s signal when the key is deleted behind its back', async () => {
-    const locker = new RedisLock(redis);
+    const locker = new RedisLock(redis, patient);
     const reason = await locker.using('job2', 300, async (signal) => {
       await redis.del('job2');
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -156,7 +157,7 @@ describe('RedisLock', () => {
   });
 
   it('using() rethrows the routine’s own error and releases the lock', async () => {
-    const locker = new RedisLock(redis);
+    const locker = new RedisLock(redis, patient);
     const failure = new Error('payment declined');
     await expect(
       locker.using('job3', 10_000, async () => {
@@ -167,9 +168,9 @@ describe('RedisLock', () => {
   });
 
   it('rejects an aborted acquire with AbortedError and leaves no key behind', async () => {
-    const holder = await new RedisLock(redis).acquire('busy', 10_000);
+    const holder = await new RedisLock(redis, patient).acquire('busy', 10_000);
     const controller = new AbortController();
-    const waiting = new RedisLock(other).acquire('busy', 10_000, { signal: controller.signal });
+    const waiting = new RedisLock(other, patient).acquire('busy', 10_000, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('shutting down')), 50);
     await expect(waiting).rejects.toMatchObject({ code: ErrorCode.ABORTED });
     expect(await redis.get('busy')).toBe(holder.value);
@@ -177,7 +178,7 @@ describe('RedisLock', () => {
   });
 
   describe('rejects bad input with a typed error naming the argument', () => {
-    const locker = () => new RedisLock(redis);
+    const locker = () => new RedisLock(redis, patient);
     const cases: [string, () => Promise<unknown>, string][] = [
       ['empty resources', () => locker().acquire([], 1000), 'resources'],
       ['a non-string resource', () => locker().acquire([1 as unknown as string], 1000), 'resources[0]'],
@@ -202,8 +203,8 @@ describe('RedisLock', () => {
 
     it('a bad client or bad locker options', () => {
       expect(() => new RedisLock({} as never)).toThrow(InvalidArgumentError);
-      expect(() => new RedisLock(redis, { driftFactor: 2 })).toThrow(/options\.driftFactor/);
-      expect(() => new RedisLock(redis, { nodeTimeoutMs: 0 })).toThrow(/options\.nodeTimeoutMs/);
+      expect(() => new RedisLock(redis, { ...patient, driftFactor: 2 })).toThrow(/options\.driftFactor/);
+      expect(() => new RedisLock(redis, { ...patient, nodeTimeoutMs: 0 })).toThrow(/options\.nodeTimeoutMs/);
     });
 
     it('a bad extend ttl', async () => {
@@ -219,7 +220,7 @@ describe('RedisLock', () => {
       const [client] = set.clients({ maxRetriesPerRequest: null, enableOfflineQueue: true }) as [Redis];
       await client.ping();
       await set.node(0).pause();
-      const locker = new RedisLock(client, { nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
+      const locker = new RedisLock(client, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
       const error = await locker.acquire('dead', 10_000).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(QuorumUnreachableError);
       expect((error as QuorumUnreachableError).outcomes[0]?.status).toBe('timeout');

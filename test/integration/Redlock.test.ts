@@ -11,6 +11,7 @@ import {
   Redlock,
   ValidityExhaustedError,
 } from '../../src/index.js';
+import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,7 +48,7 @@ describe('Redlock on 5 nodes', () => {
   });
 
   it('acquires on every node with one random value and a quorum of 3', async () => {
-    const redlock = new Redlock(clients);
+    const redlock = new Redlock(clients, patient);
     expect(redlock.quorum).toBe(3);
     const lock = await redlock.acquire('orders:42', 10_000);
     await sleep(20);
@@ -59,7 +60,7 @@ describe('Redlock on 5 nodes', () => {
   it('acquires with 2 of 5 nodes killed', async () => {
     await nodes.node(0).kill();
     await nodes.node(3).kill();
-    const lock = await new Redlock(clients, { acquireTimeoutMs: 0 }).acquire('two-down', 10_000);
+    const lock = await new Redlock(clients, { ...patient, acquireTimeoutMs: 0 }).acquire('two-down', 10_000);
     expect(await Promise.all([1, 2, 4].map((i) => clients[i]!.get('two-down')))).toEqual(Array(3).fill(lock.value));
     const result = await lock.release();
     expect(result).toMatchObject({ released: 3, nodes: 5 });
@@ -70,7 +71,7 @@ describe('Redlock on 5 nodes', () => {
     await nodes.node(0).kill();
     await nodes.node(2).kill();
     await nodes.node(4).kill();
-    const error = await new Redlock(clients, { acquireTimeoutMs: 0 }).acquire('three-down', 10_000).catch((e: unknown) => e);
+    const error = await new Redlock(clients, { ...patient, acquireTimeoutMs: 0 }).acquire('three-down', 10_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuorumUnreachableError);
     const unreachable = error as QuorumUnreachableError;
     expect(unreachable.code).toBe(ErrorCode.QUORUM_UNREACHABLE);
@@ -84,7 +85,7 @@ describe('Redlock on 5 nodes', () => {
   it('counts a node holding a foreign value against the quorum, and leaves that value on release', async () => {
     await clients[0]!.set('shared', 'foreign', 'PX', 10_000);
     await clients[1]!.set('shared', 'foreign', 'PX', 10_000);
-    const redlock = new Redlock(clients, { acquireTimeoutMs: 0 });
+    const redlock = new Redlock(clients, { ...patient, acquireTimeoutMs: 0 });
     const lock = await redlock.acquire('shared', 10_000);
     await lock.release();
     expect(await valuesOn(clients, 'shared')).toEqual(['foreign', 'foreign', null, null, null]);
@@ -100,13 +101,13 @@ describe('Redlock on 5 nodes', () => {
     await clients[1]!.set('partial', 'foreign', 'PX', 10_000);
     await clients[3]!.set('partial', 'foreign', 'PX', 10_000);
     await clients[4]!.set('partial', 'foreign', 'PX', 10_000);
-    await expect(new Redlock(clients, { acquireTimeoutMs: 0 }).acquire('partial', 10_000)).rejects.toBeInstanceOf(LockHeldError);
+    await expect(new Redlock(clients, { ...patient, acquireTimeoutMs: 0 }).acquire('partial', 10_000)).rejects.toBeInstanceOf(LockHeldError);
     expect(await valuesOn(clients, 'partial')).toEqual([null, 'foreign', null, 'foreign', 'foreign']);
   });
 
   it('does not let a node paused with SIGSTOP stall acquire beyond the node timeout', async () => {
     await nodes.node(2).pause();
-    const redlock = new Redlock(clients, { nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
+    const redlock = new Redlock(clients, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
     const lock = await redlock.acquire('paused', 10_000);
     const result = await lock.release();
     expect(result.outcomes.find((o) => o.node.endsWith(`:${nodes.endpoints[2]!.port}`))?.status).toBe('timeout');
@@ -117,7 +118,7 @@ describe('Redlock on 5 nodes', () => {
     await nodes.node(0).pause();
     await nodes.node(1).pause();
     await nodes.node(2).pause();
-    const error = await new Redlock(clients, { nodeTimeoutMs: 100, acquireTimeoutMs: 0 })
+    const error = await new Redlock(clients, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 })
       .acquire('three-paused', 10_000)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuorumUnreachableError);
@@ -128,7 +129,7 @@ describe('Redlock on 5 nodes', () => {
     const ttl = 10_000;
     const reads: number[] = [];
     const clock = steppingClock(40);
-    const redlock = new Redlock(clients, { clock: { now: () => reads[reads.push(clock.now()) - 1]! } });
+    const redlock = new Redlock(clients, { ...patient, clock: { now: () => reads[reads.push(clock.now()) - 1]! } });
     const lock = await redlock.acquire('validity', ttl);
     const startedAt = lock.validUntil - (ttl - driftFor(ttl, DEFAULT_DRIFT));
     expect(reads).toContain(startedAt);
@@ -140,14 +141,14 @@ describe('Redlock on 5 nodes', () => {
   });
 
   it('refuses a lock whose validity the round trips used up, and releases it everywhere', async () => {
-    const redlock = new Redlock(clients, { clock: steppingClock(6_000), acquireTimeoutMs: 0 });
+    const redlock = new Redlock(clients, { ...patient, clock: steppingClock(6_000), acquireTimeoutMs: 0 });
     const error = await redlock.acquire('too-slow', 10_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidityExhaustedError);
     expect(await valuesOn(clients, 'too-slow')).toEqual(Array(5).fill(null));
   });
 
   it('extends on a quorum, counting validity from the extend’s own start', async () => {
-    const redlock = new Redlock(clients);
+    const redlock = new Redlock(clients, patient);
     const lock = await redlock.acquire('extend', 1_000);
     await lock.extend(30_000);
     expect(lock.remainingMs()).toBeGreaterThan(1_000);
@@ -157,7 +158,7 @@ describe('Redlock on 5 nodes', () => {
   });
 
   it('loses the lock on extend once a quorum of keys is gone, without touching the others', async () => {
-    const lock = await new Redlock(clients).acquire('lost', 10_000);
+    const lock = await new Redlock(clients, patient).acquire('lost', 10_000);
     await sleep(20);
     for (const i of [0, 1, 2]) await clients[i]!.set('lost', 'someone-else', 'PX', 10_000);
     await expect(lock.extend(10_000)).rejects.toBeInstanceOf(LockLostError);
@@ -166,14 +167,14 @@ describe('Redlock on 5 nodes', () => {
   });
 
   it('fails to extend after expiry', async () => {
-    const lock = await new Redlock(clients).acquire('expired', 50);
+    const lock = await new Redlock(clients, patient).acquire('expired', 50);
     await sleep(100);
     await expect(lock.extend(10_000)).rejects.toBeInstanceOf(LockExpiredError);
   });
 
   it('locks several resources on every node, all or none', async () => {
     await clients[4]!.set('b', 'foreign', 'PX', 10_000);
-    const redlock = new Redlock(clients);
+    const redlock = new Redlock(clients, patient);
     const lock = await redlock.acquire(['a', 'b'], 10_000);
     await sleep(20);
     expect(await valuesOn(clients, 'a')).toEqual([lock.value, lock.value, lock.value, lock.value, null]);
@@ -183,7 +184,7 @@ describe('Redlock on 5 nodes', () => {
   });
 
   it('using() keeps the lock across several TTLs and aborts when a quorum of keys is deleted', async () => {
-    const redlock = new Redlock(clients);
+    const redlock = new Redlock(clients, patient);
     const outcome = await redlock.using('job', 400, async (signal, lock) => {
       await sleep(1_400);
       const heldThroughout = !signal.aborted && (await valuesOn(clients, 'job')).every((v) => v === lock.value);
@@ -198,7 +199,7 @@ describe('Redlock on 5 nodes', () => {
 
   it('rejects a client given twice, and an empty client list', () => {
     expect(() => new Redlock([clients[0]!, clients[1]!, clients[0]!])).toThrow(/clients\[2\]/);
-    expect(() => new Redlock([])).toThrow(InvalidArgumentError);
+    expect(() => new Redlock([], patient)).toThrow(InvalidArgumentError);
     expect(() => new Redlock([clients[0]!, 'x' as never])).toThrow(/clients\[1\]/);
   });
 });
@@ -216,7 +217,7 @@ describe('Redlock with an even number of nodes', () => {
     const clients = nodes.clients();
     await clients[0]!.set('split', 'foreign', 'PX', 10_000);
     await clients[1]!.set('split', 'foreign', 'PX', 10_000);
-    const redlock = new Redlock(clients, { acquireTimeoutMs: 0 });
+    const redlock = new Redlock(clients, { ...patient, acquireTimeoutMs: 0 });
     expect(redlock.quorum).toBe(3);
     const error = await redlock.acquire('split', 10_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockHeldError);
@@ -234,8 +235,8 @@ describe('Redlock on 3 nodes', () => {
   });
 
   it('gives mutual exclusion between two coordinators, and survives one node down', async () => {
-    const a = new Redlock(nodes.clients(), { acquireTimeoutMs: 0 });
-    const b = new Redlock(nodes.clients(), { acquireTimeoutMs: 0 });
+    const a = new Redlock(nodes.clients(), { ...patient, acquireTimeoutMs: 0 });
+    const b = new Redlock(nodes.clients(), { ...patient, acquireTimeoutMs: 0 });
     const lock = await a.acquire('res', 10_000);
     expect(await b.tryAcquire('res', 10_000)).toBeNull();
     await lock.release();

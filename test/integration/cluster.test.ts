@@ -1,6 +1,7 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, InvalidArgumentError, RedisLock } from '../../src/index.js';
+import { patient } from '../support/patient.js';
 import { type RedisClusterSet, startCluster } from '../support/RedisClusterSet.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,7 +18,7 @@ describe('RedisLock on a Redis Cluster client', () => {
   });
 
   it('locks keys spread over the masters', async () => {
-    const locker = new RedisLock(client, { acquireTimeoutMs: 0 });
+    const locker = new RedisLock(client, { ...patient, acquireTimeoutMs: 0 });
     for (const key of ['orders:1', 'orders:2', 'orders:3', 'stock:9']) {
       const lock = await locker.acquire(key, 10_000);
       expect(await client.get(key)).toBe(lock.value);
@@ -27,20 +28,20 @@ describe('RedisLock on a Redis Cluster client', () => {
   });
 
   it('locks several resources that share a hash tag', async () => {
-    const lock = await new RedisLock(client).acquire(['{order:42}:stock', '{order:42}:payment'], 10_000);
+    const lock = await new RedisLock(client, patient).acquire(['{order:42}:stock', '{order:42}:payment'], 10_000);
     expect(await client.get('{order:42}:payment')).toBe(lock.value);
     await lock.release();
   });
 
   it('refuses resources in different hash slots up front, naming the key that is off', async () => {
-    const error = await new RedisLock(client).acquire(['{order:42}:stock', 'order:43'], 10_000).catch((e: unknown) => e);
+    const error = await new RedisLock(client, patient).acquire(['{order:42}:stock', 'order:43'], 10_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as InvalidArgumentError).argument).toBe('resources[1]');
     expect((error as Error).message).toMatch(/"order:43"/);
   });
 
   it('hands out fencing tokens with counters in the resource’s slot', async () => {
-    const locker = new RedisLock(client, { fencing: true });
+    const locker = new RedisLock(client, { ...patient, fencing: true });
     const first = await locker.acquire('ledger:7', 10_000);
     await first.release();
     const second = await locker.acquire('ledger:7', 10_000);
@@ -49,8 +50,8 @@ describe('RedisLock on a Redis Cluster client', () => {
   });
 
   it('wakes a waiter on release through the cluster’s pub/sub', async () => {
-    const holder = await new RedisLock(client).acquire('wake:cluster', 10_000);
-    const waiting = new RedisLock(client, {
+    const holder = await new RedisLock(client, patient).acquire('wake:cluster', 10_000);
+    const waiting = new RedisLock(client, { ...patient, 
       retry: { baseDelayMs: 1_000_000, maxDelayMs: 1_000_000 },
       acquireTimeoutMs: 600_000,
     }).acquire('wake:cluster', 10_000);
@@ -62,14 +63,14 @@ describe('RedisLock on a Redis Cluster client', () => {
   }, 15_000);
 
   it('names the cluster by its seed nodes in node outcomes', async () => {
-    const lock = await new RedisLock(client).acquire('named', 10_000);
+    const lock = await new RedisLock(client, patient).acquire('named', 10_000);
     const { outcomes } = await lock.release();
     expect(outcomes[0]?.node).toBe(`cluster(${cluster.servers.map((s) => `${s.host}:${s.port}`).join(',')})`);
   });
 
   it('reports contention with the usual code', async () => {
-    const lock = await new RedisLock(client).acquire('busy:1', 10_000);
-    await expect(new RedisLock(client, { acquireTimeoutMs: 0 }).acquire('busy:1', 10_000)).rejects.toMatchObject({
+    const lock = await new RedisLock(client, patient).acquire('busy:1', 10_000);
+    await expect(new RedisLock(client, { ...patient, acquireTimeoutMs: 0 }).acquire('busy:1', 10_000)).rejects.toMatchObject({
       code: ErrorCode.LOCK_HELD,
     });
     await lock.release();

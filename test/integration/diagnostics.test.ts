@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { patient } from '../support/patient.js';
 import { type AcquireEvent, ErrorCode, type ExtendEvent, type LostEvent, type ReleaseEvent, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
@@ -27,7 +28,7 @@ it('publishes acquire, extend, release and lost events with per-node outcomes an
   const releases = record<ReleaseEvent>('quorumlock:release');
   const losses = record<LostEvent>('quorumlock:lost');
   try {
-    const redlock = new Redlock(clients, { fencing: true });
+    const redlock = new Redlock(clients, { ...patient, fencing: true });
     const lock = await redlock.acquire('metrics', 10_000);
     expect(await redlock.tryAcquire('metrics', 10_000)).toBeNull();
     await lock.extend(10_000);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, RedisLock, Redlock } from '../../src/index.js';
 import { fencingKeyFor } from '../../src/scripts/fencingKey.js';
+import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 describe('fencing tokens on one node', () => {
@@ -20,7 +21,7 @@ describe('fencing tokens on one node', () => {
   });
 
   it('strictly increase across successive holders', async () => {
-    const locker = new RedisLock(redis, { fencing: true });
+    const locker = new RedisLock(redis, { ...patient, fencing: true });
     const tokens: bigint[] = [];
     for (let i = 0; i < 20; i++) {
       const lock = await locker.acquire('account:7', 10_000);
@@ -32,7 +33,7 @@ describe('fencing tokens on one node', () => {
   });
 
   it('keep increasing after the node restarts empty, through the server-time floor', async () => {
-    const locker = new RedisLock(redis, { fencing: true });
+    const locker = new RedisLock(redis, { ...patient, fencing: true });
     const before = await locker.acquire('account:8', 10_000);
     await before.release();
     await nodes.node(0).restart({ empty: true });
@@ -44,7 +45,7 @@ describe('fencing tokens on one node', () => {
 
   it('hands out one token per resource of a multi-resource lock', async () => {
     await redis.set(fencingKeyFor('b'), String(4n * 10n ** 15n));
-    const lock = await new RedisLock(redis, { fencing: true }).acquire(['a', 'b'], 10_000);
+    const lock = await new RedisLock(redis, { ...patient, fencing: true }).acquire(['a', 'b'], 10_000);
     expect(lock.fencingTokens).toHaveLength(2);
     expect(lock.fencingTokens![1]).toBe(4n * 10n ** 15n + 1n);
     expect(lock.fencingToken).toBe(lock.fencingTokens![0]);
@@ -52,14 +53,14 @@ describe('fencing tokens on one node', () => {
   });
 
   it('are absent without the option', async () => {
-    const lock = await new RedisLock(redis).acquire('plain', 10_000);
+    const lock = await new RedisLock(redis, patient).acquire('plain', 10_000);
     expect(lock.fencingToken).toBeUndefined();
     expect(await redis.exists(fencingKeyFor('plain'))).toBe(0);
     await lock.release();
   });
 
   it('rejects a fencing option that is not a boolean', () => {
-    expect(() => new RedisLock(redis, { fencing: 'yes' as never })).toThrow(InvalidArgumentError);
+    expect(() => new RedisLock(redis, { ...patient, fencing: 'yes' as never })).toThrow(InvalidArgumentError);
   });
 });
 
@@ -80,7 +81,7 @@ describe('fencing tokens on Redlock', () => {
   it('takes the largest token of the quorum and writes it back to a quorum before returning', async () => {
     const ahead = 4n * 10n ** 15n;
     await clients[4]!.set(fencingKeyFor('ledger'), String(ahead));
-    const redlock = new Redlock(clients, { fencing: true });
+    const redlock = new Redlock(clients, { ...patient, fencing: true });
     const lock = await redlock.acquire('ledger', 10_000);
     const counters = await Promise.all(clients.map(async (c) => BigInt((await c.get(fencingKeyFor('ledger'))) ?? '0')));
     const atLeastToken = counters.filter((counter) => counter >= lock.fencingToken!);
@@ -92,7 +93,7 @@ describe('fencing tokens on Redlock', () => {
   });
 
   it('never goes backwards when the holder of the largest counter is cut off next time', async () => {
-    const redlock = new Redlock(clients, { fencing: true });
+    const redlock = new Redlock(clients, { ...patient, fencing: true });
     await clients[0]!.set(fencingKeyFor('orders'), String(4n * 10n ** 15n));
     const first = await redlock.acquire('orders', 10_000);
     await first.release();

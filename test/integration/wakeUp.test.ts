@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { patient } from '../support/patient.js';
 import { type AcquireEvent, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
@@ -39,8 +40,8 @@ describe('wake-up on release', () => {
   it('a RedisLock waiter retries as soon as the holder releases, not at its next poll', async () => {
     const [holderClient] = nodes.clients() as [Redis];
     const [waiterClient] = nodes.clients() as [Redis];
-    const holder = await new RedisLock(holderClient).acquire('wake', 10_000);
-    const waiting = new RedisLock(waiterClient, { retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('wake', 10_000);
+    const holder = await new RedisLock(holderClient, patient).acquire('wake', 10_000);
+    const waiting = new RedisLock(waiterClient, { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('wake', 10_000);
     await sleep(100);
     await holder.release();
     const lock = await waiting;
@@ -49,8 +50,8 @@ describe('wake-up on release', () => {
   }, 15_000);
 
   it('a Redlock waiter on a multi-resource lock wakes when the holder of one resource releases', async () => {
-    const holder = await new Redlock(nodes.clients()).acquire('b', 10_000);
-    const waiter = new Redlock(nodes.clients(), { retry: NO_POLLING, acquireTimeoutMs: 600_000 });
+    const holder = await new Redlock(nodes.clients(), patient).acquire('b', 10_000);
+    const waiter = new Redlock(nodes.clients(), { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 });
     const waiting = waiter.acquire(['a', 'b'], 10_000);
     await sleep(100);
     await holder.release();
@@ -60,10 +61,10 @@ describe('wake-up on release', () => {
   }, 15_000);
 
   it('without wakeUp, waiting is left to polling', async () => {
-    const holder = await new RedisLock(nodes.clients()[0]!).acquire('poll', 10_000);
+    const holder = await new RedisLock(nodes.clients()[0]!, patient).acquire('poll', 10_000);
     const counter = countAttempts();
     try {
-      const waiting = new RedisLock(nodes.clients()[0]!, {
+      const waiting = new RedisLock(nodes.clients()[0]!, { ...patient, 
         wakeUp: false,
         retry: { baseDelayMs: 5, maxDelayMs: 5 },
         acquireTimeoutMs: 10_000,
@@ -80,12 +81,12 @@ describe('wake-up on release', () => {
   it('only the head of this process’s line asks Redis: 20 local waiters cost a few commands per critical section', async () => {
     const clients = nodes.clients();
     const node = [clients[0]!];
-    const holder = await new RedisLock(clients[0]!).acquire('line', 10_000);
+    const holder = await new RedisLock(clients[0]!, patient).acquire('line', 10_000);
     await sleep(20);
     const before = await evalshaCalls(node);
     const order: number[] = [];
     const waiters = Array.from({ length: 20 }, (_, i) =>
-      new RedisLock(clients[0]!, { retry: NO_POLLING, acquireTimeoutMs: 600_000 }).using('line', 10_000, async () => {
+      new RedisLock(clients[0]!, { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 }).using('line', 10_000, async () => {
         order.push(i);
         await sleep(1);
       }),
