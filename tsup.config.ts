@@ -11,7 +11,15 @@ const shared: Options = {
 };
 
 export default defineConfig([
-  { ...shared, format: 'esm', clean: true },
+  // dist/cli.js is the `quorumlock` executable (package.json "bin"); its
+  // shebang comes from src/cli/main.ts. ESM only: a CommonJS copy is not needed.
+  {
+    ...shared,
+    entry: { index: 'src/index.ts', cli: 'src/cli/main.ts' },
+    dts: { entry: { index: 'src/index.ts' } },
+    format: 'esm',
+    clean: true,
+  },
   {
     ...shared,
     format: 'cjs',

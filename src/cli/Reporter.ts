@@ -16,20 +16,21 @@ export interface NodeReport {
  */
 export class Reporter {
   constructor(
+    /** The subcommand, or '' before one was recognised. */
     readonly command: string,
     readonly json: boolean,
   ) {}
 
   /** A result on stdout: the human text, or the JSON document. */
   result(document: Record<string, unknown>, human: string): void {
-    process.stdout.write(this.json ? `${JSON.stringify({ command: this.command, ...document })}\n` : `${human}\n`);
+    process.stdout.write(this.json ? `${JSON.stringify({ command: this.command || null, ...document })}\n` : `${human}\n`);
   }
 
   failure(failure: CliFailure, hint?: string): void {
     if (this.json) {
       const { argument, code, nodes } = failure.details;
       const document = {
-        command: this.command,
+        command: this.command || null,
         ok: false,
         outcome: failure.kind,
         exitCode: failure.exitCode,
@@ -41,7 +42,8 @@ export class Reporter {
       process.stderr.write(`${JSON.stringify(document)}\n`);
       return;
     }
-    process.stderr.write(`quorumlock ${this.command}: ${failure.message}\n${hint ? `${hint}\n` : ''}`);
+    const prefix = this.command ? `quorumlock ${this.command}` : 'quorumlock';
+    process.stderr.write(`${prefix}: ${failure.message}\n${hint ? `${hint}\n` : ''}`);
   }
 }
 

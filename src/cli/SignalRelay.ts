@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import type { RunningCommand } from './spawnCommand.js';
 
 /** The signals a supervisor is expected to pass on to what it supervises. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -11,12 +11,12 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'
  */
 export class SignalRelay {
   readonly #controller = new AbortController();
-  #child: ChildProcess | undefined;
+  #command: RunningCommand | undefined;
   #received: NodeJS.Signals | undefined;
 
   readonly #onSignal = (signal: NodeJS.Signals): void => {
-    if (this.#child) {
-      this.#child.kill(signal);
+    if (this.#command) {
+      this.#command.signal(signal);
       return;
     }
     this.#received ??= signal;
@@ -37,18 +37,18 @@ export class SignalRelay {
     return this.#received;
   }
 
-  /** Forward signals to `child` until detach(). */
-  attach(child: ChildProcess): void {
-    this.#child = child;
+  /** Forward signals to `command` until detach(). */
+  attach(command: RunningCommand): void {
+    this.#command = command;
   }
 
   detach(): void {
-    this.#child = undefined;
+    this.#command = undefined;
   }
 
   /** Gives the signals back to Node's defaults. */
   dispose(): void {
-    this.#child = undefined;
+    this.#command = undefined;
     for (const signal of FORWARDED_SIGNALS) process.off(signal, this.#onSignal);
   }
 }

@@ -1,16 +1,10 @@
-import { spawn } from 'node:child_process';
 import { LockReleasedError } from '../lock/errors.js';
 import { ExitCode, signalExitStatus } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
 import type { SignalRelay } from './SignalRelay.js';
+import { type CommandSpec, spawnCommand } from './spawnCommand.js';
 
 export type OnLost = 'term' | 'kill';
-
-export interface CommandSpec {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: NodeJS.ProcessEnv;
-}
 
 export interface LostPolicy {
   readonly onLost: OnLost;
@@ -23,15 +17,17 @@ export interface LostPolicy {
  * status. If the lock is lost first, the command is signalled (SIGTERM, then
  * SIGKILL after the grace; or SIGKILL at once) and, once it has exited, the
  * promise rejects with a `lost` failure: the command's status no longer says
- * whether its work was protected.
+ * whether its work was protected. Whatever is left of the command's process
+ * group then is killed too: nothing it started may go on without the lock.
  */
 export function runCommand(spec: CommandSpec, lockSignal: AbortSignal, policy: LostPolicy, relay: SignalRelay): Promise<number> {
   if (lockSignal.aborted && !(lockSignal.reason instanceof LockReleasedError)) {
     return Promise.reject(lostFailure(lockSignal.reason, 'before the command started'));
   }
   return new Promise<number>((resolve, reject) => {
-    const child = spawn(spec.command, [...spec.args], { stdio: 'inherit', env: spec.env });
-    relay.attach(child);
+    const command = spawnCommand(spec);
+    const { child } = command;
+    relay.attach(command);
     let lost: unknown;
     const sent: NodeJS.Signals[] = [];
     let killTimer: NodeJS.Timeout | undefined;
@@ -39,7 +35,7 @@ export function runCommand(spec: CommandSpec, lockSignal: AbortSignal, policy: L
 
     const send = (signal: NodeJS.Signals): void => {
       sent.push(signal);
-      child.kill(signal);
+      command.signal(signal);
     };
     const onLost = (): void => {
       if (lockSignal.reason instanceof LockReleasedError) return;
@@ -67,8 +63,12 @@ export function runCommand(spec: CommandSpec, lockSignal: AbortSignal, policy: L
     child.once('exit', (code, signal) => {
       const status = code ?? (signal ? signalExitStatus(signal) : ExitCode.INTERNAL);
       settle(() => {
-        if (lost === undefined) resolve(status);
-        else reject(lostFailure(lost, `while the command ran; sent it ${sent.join(', then ')}; it exited with status ${status}`));
+        if (lost === undefined) {
+          resolve(status);
+          return;
+        }
+        if (command.ownGroup) command.signal('SIGKILL');
+        reject(lostFailure(lost, `while the command ran; sent it ${sent.join(', then ')}; it exited with status ${status}`));
       });
     });
     lockSignal.addEventListener('abort', onLost, { once: true });

@@ -1,0 +1,104 @@
+import { AbortedError, QuorumUnreachableError } from '../lock/errors.js';
+import type { Lock } from '../lock/Lock.js';
+import { NodeConnections } from './NodeConnections.js';
+import { ExitCode, signalExitStatus } from './exitCodes.js';
+import { CliFailure, toFailure } from './failure.js';
+import { createLocker } from './locker.js';
+import type { NodeAddress } from './nodeUrls.js';
+import { type OnLost, runCommand } from './runCommand.js';
+import { SignalRelay } from './SignalRelay.js';
+import type { CommandSpec } from './spawnCommand.js';
+
+export interface ExecRequest {
+  readonly resource: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly nodes: readonly NodeAddress[];
+  readonly ttlMs: number;
+  /** 0: one attempt; Infinity: until the lock is ours or a signal arrives. */
+  readonly waitMs: number;
+  readonly fencing: boolean;
+  readonly onLost: OnLost;
+  readonly graceMs: number;
+  readonly nodeTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+/** What the command finds in its environment. */
+export const ENV = Object.freeze({
+  RESOURCE: 'QUORUMLOCK_RESOURCE',
+  LOCK_VALUE: 'QUORUMLOCK_LOCK_VALUE',
+  VALIDITY_MS: 'QUORUMLOCK_VALIDITY_MS',
+  FENCING_TOKEN: 'QUORUMLOCK_FENCING_TOKEN',
+});
+
+/**
+ * `quorumlock exec`: takes the lock with the library's using() (which keeps it
+ * extended and releases it afterwards), runs the command inside, and resolves
+ * to the command's exit status. Rejects with a CliFailure otherwise.
+ */
+export async function exec(request: ExecRequest): Promise<number> {
+  const relay = new SignalRelay();
+  const connections = new NodeConnections(request.nodes, {
+    connectTimeoutMs: request.connectTimeoutMs,
+    connectionName: `quorumlock:exec:${process.pid}`,
+  });
+  let connectErrors: readonly (Error | undefined)[] = [];
+  try {
+    const locker = createLocker(connections.clients, { nodeTimeoutMs: request.nodeTimeoutMs, fencing: request.fencing });
+    connectErrors = await connections.ready();
+    return await locker.using(
+      request.resource,
+      request.ttlMs,
+      (signal, lock) => runCommand(commandSpec(request, lock), signal, request, relay),
+      { signal: relay.signal, acquireTimeoutMs: request.waitMs },
+    );
+  } catch (error) {
+    const signal = relay.received;
+    if (signal && error instanceof AbortedError) {
+      throw new CliFailure('interrupted', signalExitStatus(signal), `interrupted by ${signal} while waiting for the lock`);
+    }
+    if (error instanceof QuorumUnreachableError) throw withConnectErrors(error, connections.addresses, connectErrors);
+    throw error;
+  } finally {
+    relay.dispose();
+    connections.close();
+  }
+}
+
+/**
+ * A node that refused the connection shows up in the library's outcome as a
+ * retry-limit or timeout error; the connection error says what to fix.
+ */
+function withConnectErrors(
+  error: QuorumUnreachableError,
+  addresses: readonly NodeAddress[],
+  connectErrors: readonly (Error | undefined)[],
+): CliFailure {
+  const failure = toFailure(error);
+  const causes = addresses.flatMap((address, i) => {
+    const cause = connectErrors[i];
+    return cause ? [`${address.label}: ${cause.message}`] : [];
+  });
+  if (causes.length === 0) return failure;
+  return new CliFailure(failure.kind, failure.exitCode, `${failure.message} (could not connect: ${causes.join('; ')})`, failure.details);
+}
+
+function commandSpec(request: ExecRequest, lock: Lock): CommandSpec {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    [ENV.RESOURCE]: request.resource,
+    [ENV.LOCK_VALUE]: lock.value,
+    [ENV.VALIDITY_MS]: String(Math.floor(lock.remainingMs())),
+  };
+  // A token inherited from an outer quorumlock is not this lock's token.
+  delete env[ENV.FENCING_TOKEN];
+  if (request.fencing) {
+    const token = lock.fencingToken;
+    if (token === undefined) {
+      throw new CliFailure('internal', ExitCode.INTERNAL, 'internal error: the library granted the lock without a fencing token');
+    }
+    env[ENV.FENCING_TOKEN] = token.toString();
+  }
+  return { command: request.command, args: request.args, env };
+}

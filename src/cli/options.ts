@@ -1,0 +1,81 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { normalizeResources } from '../lock/validate.js';
+import { parseDuration } from './duration.js';
+import { ExitCode } from './exitCodes.js';
+import { CliFailure } from './failure.js';
+import { type NodeAddress, resolveNodeAddresses, URLS_ENV } from './nodeUrls.js';
+
+/** Options every command has. */
+export interface CommonFlags {
+  readonly redis?: string[];
+  readonly json?: boolean;
+}
+
+/** Errors come back as exceptions (printed by runCli, as text or JSON), never as process.exit(). */
+export function quiet(command: Command): Command {
+  return command
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined })
+    .showSuggestionAfterError(true);
+}
+
+export function addNodeOptions(command: Command): Command {
+  return command.option(
+    '--redis <url>',
+    `a Redis node, redis://[user:password@]host:port[/db]; repeat it for a Redlock quorum (default: ${URLS_ENV}, comma-separated)`,
+    (url: string, previous: string[] | undefined) => [...(previous ?? []), url],
+  );
+}
+
+export function addQueryOptions(command: Command): Command {
+  return command
+    .addOption(durationOption('--timeout <duration>', 'time each node has to connect and answer', 1).default(2000, '2s'))
+    .option('--json', 'print the result as one line of JSON');
+}
+
+export function durationOption(flags: string, description: string, minMs: number): Option {
+  return new Option(flags, description).argParser(commanderParser((text) => parseDuration(text, minMs)));
+}
+
+/** Commander reports its InvalidArgumentError naming the option and the bad value. */
+export function commanderParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+export function nodesFrom(flags: CommonFlags, env: NodeJS.ProcessEnv): NodeAddress[] {
+  return resolveNodeAddresses(flags.redis ?? [], env[URLS_ENV]);
+}
+
+/** Throws the library's InvalidArgumentError (a usage error here) for an empty name. */
+export function checkResource(resource: string): string {
+  normalizeResources(resource, 'RESOURCE');
+  return resource;
+}
+
+export function checkValue(value: string): string {
+  if (value === '') throw new CliFailure('usage', ExitCode.USAGE, 'Invalid --value: expected a non-empty string', { argument: '--value' });
+  return value;
+}
+
+/**
+ * The command must follow `--`, so that its own options are never taken for
+ * ours (`exec job -- rsync --timeout 5` passes --timeout to rsync).
+ */
+export function checkSeparator(argv: readonly string[], command: readonly string[], resource: string): void {
+  const separator = argv.indexOf('--');
+  const after = separator === -1 ? [] : argv.slice(separator + 1);
+  const ok = after.length === command.length && after.every((word, i) => word === command[i]);
+  if (!ok) {
+    const problem =
+      separator === -1
+        ? 'put -- between RESOURCE and the command: quorumlock exec [options] RESOURCE -- COMMAND [ARGS...]'
+        : `RESOURCE (${JSON.stringify(resource)}) must come before --, and everything after -- is the command`;
+    throw new CliFailure('usage', ExitCode.USAGE, `Invalid COMMAND: ${problem}`, { argument: 'COMMAND' });
+  }
+}

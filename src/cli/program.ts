@@ -1,0 +1,185 @@
+import { Command, CommanderError, Option } from 'commander';
+import { parseWait } from './duration.js';
+import { ENV, exec } from './exec.js';
+import { EXIT_STATUS_HELP, ExitCode } from './exitCodes.js';
+import { CliFailure, toFailure } from './failure.js';
+import { EXEC_HELP, RELEASE_HELP, STATUS_HELP } from './help.js';
+import {
+  addNodeOptions,
+  addQueryOptions,
+  checkResource,
+  checkSeparator,
+  checkValue,
+  type CommonFlags,
+  commanderParser,
+  durationOption,
+  nodesFrom,
+  quiet,
+} from './options.js';
+import { release } from './release.js';
+import { Reporter } from './Reporter.js';
+import type { OnLost } from './runCommand.js';
+import { status } from './status.js';
+
+interface ExecFlags extends CommonFlags {
+  readonly ttl: number;
+  readonly wait: number;
+  readonly fencing?: boolean;
+  readonly onLost: OnLost;
+  readonly grace: number;
+  readonly nodeTimeout: number;
+  readonly connectTimeout: number;
+}
+
+interface QueryFlags extends CommonFlags {
+  readonly timeout: number;
+}
+
+interface ReleaseFlags extends QueryFlags {
+  readonly value: string;
+}
+
+const COMMANDS = ['exec', 'status', 'release'];
+
+/**
+ * Runs the quorumlock command line on `argv` (without node and the script)
+ * and resolves to the exit status. Never rejects and never calls
+ * process.exit(): the caller sets process.exitCode and the process ends once
+ * every connection is closed.
+ */
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let exitCode: number = ExitCode.OK;
+  const program = buildProgram(argv, env, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (!(error instanceof CommanderError)) {
+      const failure = toFailure(error);
+      new Reporter(commandIn(argv), wantsJson(argv)).failure(failure);
+      return failure.exitCode;
+    }
+    // --help exits 0; every parse error is a usage error.
+    if (error.exitCode === 0) return ExitCode.OK;
+    // No command given: commander has printed the help on stderr.
+    if (error.code === 'commander.help') return ExitCode.USAGE;
+    const message = error.message.replace(/^error: /, '');
+    const command = commandIn(argv);
+    new Reporter(command, wantsJson(argv)).failure(new CliFailure('usage', ExitCode.USAGE, message), usageHint(command));
+    return ExitCode.USAGE;
+  }
+}
+
+function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCode: (code: number) => void): Command {
+  const program = new Command('quorumlock')
+    .description('Run commands under a Redis lock (one node) or a Redlock quorum (several), and inspect locks.')
+    .addHelpText('after', EXIT_STATUS_HELP);
+  quiet(program);
+
+  const run = (command: string, json: boolean | undefined, action: (reporter: Reporter) => Promise<number>) => {
+    const reporter = new Reporter(command, json === true);
+    return action(reporter).then(setExitCode, (error: unknown) => {
+      const failure = toFailure(error);
+      reporter.failure(failure, failure.kind === 'usage' ? usageHint(command) : undefined);
+      setExitCode(failure.exitCode);
+    });
+  };
+
+  const execCommand = quiet(program.command('exec'))
+    .summary('run a command while holding a lock')
+    .description(
+      'Acquire the lock on RESOURCE, run COMMAND with the lock held and extended, forward SIGINT, SIGTERM and SIGHUP to it, ' +
+        "release the lock when it exits, and exit with the command's status. If the lock is lost while the command runs, " +
+        `the command is signalled (--on-lost) and quorumlock exits ${ExitCode.LOST}.`,
+    )
+    .usage('[options] RESOURCE -- COMMAND [ARGS...]')
+    .argument('<resource>', 'the lock name (a Redis key)')
+    .argument('<command...>', 'the command and its arguments, after --');
+  addNodeOptions(execCommand)
+    .addOption(durationOption('--ttl <duration>', 'lock time-to-live; the lock is extended while the command runs', 1).default(30_000, '30s'))
+    .addOption(
+      new Option('--wait <duration>', 'how long to wait for a held lock: 0 (one attempt), a duration, or forever')
+        .argParser(commanderParser(parseWait))
+        .default(0, '0'),
+    )
+    .option('--fencing', `pass a fencing token (strictly increasing per resource) in ${ENV.FENCING_TOKEN}`)
+    .addOption(
+      new Option('--on-lost <action>', 'if the lock is lost: term (SIGTERM, then SIGKILL after --grace) or kill (SIGKILL)')
+        .choices(['term', 'kill'])
+        .default('term'),
+    )
+    .addOption(durationOption('--grace <duration>', 'time between SIGTERM and SIGKILL when the lock is lost', 0).default(5000, '5s'))
+    .addOption(durationOption('--node-timeout <duration>', 'time each node has to answer a lock request', 1).default(50, '50ms'))
+    .addOption(durationOption('--connect-timeout <duration>', 'time each node has to accept the connection', 1).default(2000, '2s'))
+    .option('--json', "print quorumlock's own failures as one line of JSON on stderr")
+    .addHelpText('after', EXEC_HELP)
+    .action((resource: string, command: string[], flags: ExecFlags) =>
+      run('exec', flags.json, async () => {
+        checkSeparator(argv, command, resource);
+        const [file = '', ...args] = command;
+        return exec({
+          resource: checkResource(resource),
+          command: file,
+          args,
+          nodes: nodesFrom(flags, env),
+          ttlMs: flags.ttl,
+          waitMs: flags.wait,
+          fencing: flags.fencing === true,
+          onLost: flags.onLost,
+          graceMs: flags.grace,
+          nodeTimeoutMs: flags.nodeTimeout,
+          connectTimeoutMs: flags.connectTimeout,
+        });
+      }),
+    );
+
+  const statusCommand = quiet(program.command('status'))
+    .summary('show who holds a lock, per node')
+    .description('Show the value and remaining TTL of RESOURCE on every node, and the holder: the value found on a quorum of nodes.')
+    .argument('<resource>', 'the lock name (a Redis key)');
+  addQueryOptions(addNodeOptions(statusCommand))
+    .addHelpText('after', STATUS_HELP)
+    .action((resource: string, flags: QueryFlags) =>
+      run('status', flags.json, (reporter) =>
+        status({ resource: checkResource(resource), nodes: nodesFrom(flags, env), timeoutMs: flags.timeout }, reporter),
+      ),
+    );
+
+  const releaseCommand = quiet(program.command('release'))
+    .summary("delete a lock, but only where it still holds the given value")
+    .description(
+      'Delete RESOURCE on every node where it still holds VALUE (compare-and-delete), for operators clearing ' +
+        'a lock whose holder is gone. Another holder\'s lock is never deleted. Find the value with "quorumlock status".',
+    )
+    .argument('<resource>', 'the lock name (a Redis key)')
+    .requiredOption('--value <value>', 'the holder\'s lock value');
+  addQueryOptions(addNodeOptions(releaseCommand))
+    .addHelpText('after', RELEASE_HELP)
+    .action((resource: string, flags: ReleaseFlags) =>
+      run('release', flags.json, (reporter) =>
+        release(
+          { resource: checkResource(resource), value: checkValue(flags.value), nodes: nodesFrom(flags, env), timeoutMs: flags.timeout },
+          reporter,
+        ),
+      ),
+    );
+
+  return program;
+}
+
+/** The subcommand named in argv, or '' when there is none (yet). */
+function commandIn(argv: readonly string[]): string {
+  const first = argv[0];
+  return first !== undefined && COMMANDS.includes(first) ? first : '';
+}
+
+function wantsJson(argv: readonly string[]): boolean {
+  const separator = argv.indexOf('--');
+  return (separator === -1 ? argv : argv.slice(0, separator)).includes('--json');
+}
+
+function usageHint(command: string): string {
+  return COMMANDS.includes(command) ? `Run 'quorumlock ${command} --help' for usage.` : "Run 'quorumlock --help' for usage.";
+}

@@ -1,0 +1,105 @@
+/**
+ * Runs the real quorumlock CLI as a child process, from source (tsx plus the
+ * .lua hook, as the tsup build loads .lua as text), with a clean environment.
+ * Every CLI process is registered with the harness's process registry, so a
+ * failing test never leaves one behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { registerProcess, unregisterProcess } from '../support/processRegistry.js';
+
+export const ROOT = join(import.meta.dirname, '../..');
+export const WORKER = join(import.meta.dirname, 'fixtures/worker.mjs');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Resolves when the CLI has exited; a CLI still running after `limitMs` is SIGKILLed. */
+  readonly result: Promise<CliResult>;
+}
+
+export interface CliOptions {
+  /** Added to a minimal environment (PATH, HOME); the parent's QUORUMLOCK_* never leak in. */
+  readonly env?: Record<string, string>;
+  readonly limitMs?: number;
+}
+
+export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './scripts/register-lua.mjs', 'src/cli/main.ts', ...args],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the CLI');
+  registerProcess({ pid });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const limit = setTimeout(() => child.kill('SIGKILL'), options.limitMs ?? 25_000);
+  const result = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      unregisterProcess(pid);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, pid, result };
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).result;
+}
+
+/** `--redis URL` for each URL. */
+export function redisFlags(urls: readonly string[]): string[] {
+  return urls.flatMap((url) => ['--redis', url]);
+}
+
+export interface WorkerEvent {
+  readonly event: 'start' | 'end' | 'signal';
+  readonly id: string;
+  readonly signal?: string;
+  readonly resource?: string | null;
+  readonly value?: string | null;
+  readonly validityMs?: string | null;
+  readonly fencingToken?: string | null;
+}
+
+export function readEvents(log: string): WorkerEvent[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as WorkerEvent);
+}
+
+/** Polls until `predicate` holds; fails with `what` after `limitMs`. */
+export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Parses the one JSON line quorumlock printed (stdout for results, stderr for failures). */
+export function jsonLine(text: string): Record<string, unknown> {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length !== 1) throw new Error(`expected one JSON line, got: ${text}`);
+  return JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+}
