@@ -181,6 +181,11 @@ export class SimulatedNode implements NodeBackend {
     return live;
   }
 
+  /** Node-clock instant from which the node takes requests again after a delayed restart. */
+  get availableAt(): number {
+    return this.downUntil;
+  }
+
   /** True while the node refuses requests after a delayed restart. */
   get isDown(): boolean {
     return this.clock.now() < this.downUntil;

@@ -1,0 +1,299 @@
+/**
+ * Model-based tests of the coordinator (QuorumCoordinator over LockNodes over
+ * SimulatedNodes): owners acquire, tryAcquire, use, extend and release
+ * concurrently while nodes delay, lose replies, fail and restart, all on fake
+ * timers, so a run is deterministic and replays from its seed. After every
+ * step the History (simulatedCluster.ts) checks what Redlock promises.
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isQuorumLockError } from '../../src/lock/errors.js';
+import type { Lock } from '../../src/lock/Lock.js';
+import type { RequestPlan } from '../support/SimulatedNode.js';
+import { checkProperty, commandsConstraints, parametersFor, timeoutFor } from './fcConfig.js';
+import { type SimulatedCluster, simulatedCluster, tally } from './simulatedCluster.js';
+
+const NODE_TIMEOUT_MS = 50;
+const MAX_TTL_MS = 1500;
+const OWNERS = 3;
+const RESOURCES: readonly (readonly string[])[] = [['r1'], ['r2'], ['r1', 'r2']];
+
+interface Owner {
+  busy: boolean;
+  lock: Lock | undefined;
+}
+
+class World {
+  readonly owners: Owner[] = Array.from({ length: OWNERS }, () => ({ busy: false, lock: undefined }));
+  constructor(readonly cluster: SimulatedCluster) {}
+
+  get history() {
+    return this.cluster.history;
+  }
+
+  /** Runs an owner's call in the background; anything but our typed errors is a violation. */
+  start(owner: Owner, what: string, call: () => Promise<unknown>, after: (result: unknown) => void = () => undefined): void {
+    owner.busy = true;
+    call().then(after, (error: unknown) => {
+      if (!isQuorumLockError(error)) this.history.fail(`${what} rejected with a foreign error: ${String(error)}`);
+    }).finally(() => {
+      owner.busy = false;
+    });
+  }
+
+  /** Lets the started calls run up to their first wait, then checks; no time passes. */
+  async settle(what: string): Promise<void> {
+    await vi.advanceTimersByTimeAsync(0);
+    this.history.check(what);
+  }
+}
+
+type Model = Record<string, never>;
+type Command = fc.AsyncCommand<Model, World, false>;
+
+const ttlArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constantFrom(1, 2, 3, 5, 20) }, // shorter than the drift or the node timeout
+  { weight: 6, arbitrary: fc.integer({ min: 60, max: MAX_TTL_MS }) },
+);
+const ownerArb = fc.nat(OWNERS - 1);
+
+/**
+ * KNOWN SRC BUG 1 (reported with a repro in test/property/README.md): an extend that fails
+ * (ValidityExhausted, QuorumUnreachable) after some nodes applied a TTL shorter than what the
+ * lock had left leaves Lock.validUntil unchanged while those keys expire sooner, so a second
+ * holder gets the lock. Until src is fixed, every extend asks for one TTL, longer than any
+ * acquire's, which can never shorten a key; set this to false to reproduce the bug.
+ */
+const AVOID_SHORTENING_EXTEND = true;
+const extendTtlArb = AVOID_SHORTENING_EXTEND ? fc.constant(2 * MAX_TTL_MS) : ttlArb;
+/**
+ * KNOWN SRC BUG 2 (see test/property/README.md): once less than 4 ms of validity is left,
+ * using()'s auto-extension retries a failed extend after floor(remaining / 4) = 0 ms, again
+ * and again: a burst of requests while real time creeps on, and an endless loop when the
+ * attempts take no time on the clock (fake timers, a node that fails at once). Until src is
+ * fixed, every simulated reply takes at least 1 ms; set this to false to reproduce it.
+ */
+const AVOID_ZERO_DELAY_RETRY_LOOP = true;
+
+/** Longer than any TTL asked for, acquire or extend. */
+const LONGEST_TTL_MS = 2 * MAX_TTL_MS;
+
+class Acquire implements Command {
+  constructor(
+    readonly owner: number,
+    readonly resources: readonly string[],
+    readonly ttlMs: number,
+    readonly mode: 'acquire' | 'tryAcquire' | 'using',
+    readonly holdMs: number,
+  ) {}
+  check = () => true;
+  async run(_: Model, world: World): Promise<void> {
+    const owner = world.owners[this.owner] as Owner;
+    if (owner.busy || owner.lock) return;
+    const { locker } = world.cluster;
+    const what = this.toString();
+    if (this.mode === 'using') {
+      world.start(owner, what, () =>
+        locker.using(this.resources, this.ttlMs, async (_signal, lock) => {
+          owner.lock = lock;
+          await new Promise((resolve) => setTimeout(resolve, this.holdMs));
+          owner.lock = undefined;
+        }),
+      );
+    } else {
+      const call = () => (this.mode === 'acquire' ? locker.acquire(this.resources, this.ttlMs) : locker.tryAcquire(this.resources, this.ttlMs));
+      world.start(owner, what, call, (lock) => {
+        owner.lock = (lock as Lock | null) ?? undefined;
+      });
+    }
+    await world.settle(what);
+  }
+  toString = () => `${this.mode}(owner ${this.owner}, [${this.resources}], ${this.ttlMs}${this.mode === 'using' ? `, hold ${this.holdMs}` : ''})`;
+}
+
+class Extend implements Command {
+  constructor(
+    readonly owner: number,
+    readonly ttlMs: number,
+  ) {}
+  check = () => true;
+  async run(_: Model, world: World): Promise<void> {
+    const owner = world.owners[this.owner] as Owner;
+    const lock = owner.lock;
+    if (owner.busy || !lock) return;
+    world.start(owner, this.toString(), () => lock.extend(this.ttlMs));
+    await world.settle(this.toString());
+  }
+  toString = () => `extend(owner ${this.owner}, ${this.ttlMs})`;
+}
+
+class Release implements Command {
+  constructor(readonly owner: number) {}
+  check = () => true;
+  async run(_: Model, world: World): Promise<void> {
+    const owner = world.owners[this.owner] as Owner;
+    const lock = owner.lock;
+    if (owner.busy || !lock) return;
+    owner.lock = undefined;
+    world.start(owner, this.toString(), () => lock.release());
+    await world.settle(this.toString());
+  }
+  toString = () => `release(owner ${this.owner})`;
+}
+
+class Advance implements Command {
+  constructor(readonly ms: number) {}
+  check = () => true;
+  async run(_: Model, world: World): Promise<void> {
+    await vi.advanceTimersByTimeAsync(this.ms);
+    world.history.check(this.toString());
+  }
+  toString = () => `advance(${this.ms})`;
+}
+
+class Restart implements Command {
+  constructor(
+    readonly node: number,
+    readonly downForMs: number,
+  ) {}
+  check = () => true;
+  async run(_: Model, world: World): Promise<void> {
+    const nodes = world.cluster.nodes;
+    nodes[this.node % nodes.length]?.restart({ downForMs: this.downForMs });
+    await world.settle(this.toString());
+  }
+  toString = () => `restart(node ${this.node}, down ${this.downForMs})`;
+}
+
+/** Mostly quick answers; sometimes slower than the node timeout, a lost reply, or a failure before or after applying. */
+const planArb: fc.Arbitrary<RequestPlan> = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ applyAfterMs: fc.nat(5), replyAfterMs: fc.nat(5) }) },
+  { weight: 2, arbitrary: fc.record({ applyAfterMs: fc.nat(2 * NODE_TIMEOUT_MS), replyAfterMs: fc.nat(2 * NODE_TIMEOUT_MS) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      applyAfterMs: fc.nat(20),
+      replyAfterMs: fc.nat(20),
+      fate: fc.constantFrom('lose-reply' as const, 'fail-before' as const, 'fail-after' as const),
+    }),
+  },
+);
+
+const setupArb = fc.record({
+  plans: fc.integer({ min: 1, max: 5 }).chain((n) => fc.array(fc.array(planArb, { maxLength: 8 }), { minLength: n, maxLength: n })),
+  acquireTimeoutMs: fc.constantFrom(0, 100, 500),
+  baseDelayMs: fc.integer({ min: 5, max: 50 }),
+  wakeUp: fc.boolean(),
+  randomSeed: fc.integer(),
+});
+
+type Setup = typeof setupArb extends fc.Arbitrary<infer T> ? T : never;
+
+type Regime = 'faults' | 'delayed restarts' | 'immediate restarts';
+
+function commandsArb(regime: Regime): fc.Arbitrary<Iterable<Command>> {
+  const acquire = fc
+    .tuple(ownerArb, fc.constantFrom(...RESOURCES), ttlArb, fc.constantFrom('acquire' as const, 'tryAcquire' as const, 'using' as const), fc.nat(2000))
+    .map(([o, r, t, m, h]): Command => new Acquire(o, r, t, m, h));
+  const extend = fc.tuple(ownerArb, extendTtlArb).map(([o, t]): Command => new Extend(o, t));
+  const release = ownerArb.map((o): Command => new Release(o));
+  const advance = fc.oneof(fc.nat(60), fc.nat(800)).map((ms): Command => new Advance(ms));
+  // A delayed restart keeps the node out for longer than any TTL, as the Redlock spec asks.
+  const downForMs = regime === 'delayed restarts' ? fc.integer({ min: LONGEST_TTL_MS, max: 2 * LONGEST_TTL_MS }) : fc.constant(0);
+  const restart = fc.tuple(fc.nat(4), downForMs).map(([n, d]): Command => new Restart(n, d));
+  const command = fc.oneof(
+    { weight: 4, arbitrary: acquire },
+    { weight: 2, arbitrary: extend },
+    { weight: 2, arbitrary: release },
+    { weight: 4, arbitrary: advance },
+    // Rare: a restart takes a node out for seconds.
+    { weight: regime === 'faults' ? 0 : 1, arbitrary: restart },
+  );
+  return fc.commands([command], commandsConstraints({ maxCommands: 40, size: '+1' }));
+}
+
+/** A small seeded generator for Math.random (the retry jitter), so runs replay exactly. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let runCounter = 0;
+
+/** One run: build the cluster, play the commands, let everything settle, report what the History saw. */
+async function play(regime: Regime, setup: Setup, commands: Iterable<Command>): Promise<World> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000, loopLimit: 100_000 });
+  vi.spyOn(Math, 'random').mockImplementation(seededRandom(setup.randomSeed));
+  const cluster = simulatedCluster({
+    plans: setup.plans,
+    minReplyMs: AVOID_ZERO_DELAY_RETRY_LOOP ? 1 : 0,
+    namePrefix: `${regime}#${++runCounter}:`,
+    options: {
+      nodeTimeoutMs: NODE_TIMEOUT_MS,
+      acquireTimeoutMs: setup.acquireTimeoutMs,
+      retry: { baseDelayMs: setup.baseDelayMs, maxDelayMs: 200 },
+      wakeUp: setup.wakeUp,
+    },
+  });
+  const world = new World(cluster);
+  await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
+  // Let every call finish and every request land (the simulated nodes apply late ones too).
+  await vi.runAllTimersAsync();
+  world.history.check('settled');
+  world.history.checkSettled();
+  for (const [i, owner] of world.owners.entries()) if (owner.busy) world.history.fail(`owner ${i}'s call never finished`);
+  return world;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+const RUNS = 600;
+const NEGATIVE_CONTROL_RUNS = 2000;
+
+describe('coordinator over simulated nodes (model-based)', () => {
+  for (const regime of ['faults', 'delayed restarts'] as const) {
+    it(`keeps every promise under ${regime}`, async () => {
+      for (const key of Object.keys(tally) as (keyof typeof tally)[]) tally[key] = 0;
+      await checkProperty(
+        fc.asyncProperty(setupArb, commandsArb(regime), async (setup, commands) => {
+          try {
+            const world = await play(regime, setup, commands);
+            expect(world.history.violations).toEqual([]);
+          } finally {
+            vi.useRealTimers();
+            vi.restoreAllMocks();
+          }
+        }),
+        RUNS,
+      );
+      // Not vacuous: locks were granted, refused, extended, refused extension and released.
+      console.log(`${regime}:`, JSON.stringify(tally));
+      for (const count of Object.values(tally)) expect(count).toBeGreaterThan(0);
+    }, timeoutFor(RUNS, 60_000));
+  }
+
+  it('catches two holders when a node restarts empty at once (negative control: the checker has teeth)', async () => {
+    const details = await fc.check(
+      fc.asyncProperty(setupArb, commandsArb('immediate restarts'), async (setup, commands) => {
+        try {
+          const world = await play('immediate restarts', setup, commands);
+          return world.history.violations.length === 0;
+        } finally {
+          vi.useRealTimers();
+          vi.restoreAllMocks();
+        }
+      }),
+      parametersFor(NEGATIVE_CONTROL_RUNS, { numRuns: NEGATIVE_CONTROL_RUNS }),
+    );
+    expect(details.failed, 'no run broke the invariants although restarts lose keys').toBe(true);
+  }, timeoutFor(NEGATIVE_CONTROL_RUNS, 60_000));
+});
