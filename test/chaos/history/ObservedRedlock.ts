@@ -1,0 +1,181 @@
+/**
+ * A Redlock that records every quorum round it runs: each acquire attempt
+ * (acquire() retries are separate rounds with the same value), each extend
+ * (including using()'s auto-extensions) and each release, with invoke and
+ * completion times, the node outcomes and the validity granted.
+ *
+ * It is the public Redlock class with its three node operations wrapped, so
+ * the algorithm under test is exactly the one users get: every override calls
+ * super and only observes. It also notes when a lock reaches the caller, with
+ * its fencing tokens (`fencing: true`).
+ */
+import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Resources, TryAcquireOptions, UsingOptions, AcquireOptions } from '../../../src/index.js';
+import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
+import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
+import { fromMonotonic, sharedNow } from './timeBase.js';
+import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult } from './types.js';
+
+export interface HistorySink {
+  op(record: OpRecord): void;
+  handover(record: HandoverRecord): void;
+}
+
+export interface ObserverOptions {
+  /** Label of this locker in the history, e.g. 'c0' or 'w1.c0'. */
+  readonly client: string;
+  readonly sink: HistorySink;
+  /** Names for nodes, keyed by the library's node label (host:port of the client). */
+  readonly nodeNames?: ReadonlyMap<string, string>;
+}
+
+/** A collecting sink, for one process. */
+export class HistoryBuffer implements HistorySink {
+  readonly ops: OpRecord[] = [];
+  readonly handovers: HandoverRecord[] = [];
+  op(record: OpRecord): void {
+    this.ops.push(record);
+  }
+  handover(record: HandoverRecord): void {
+    this.handovers.push(record);
+  }
+}
+
+export class ObservedRedlock extends Redlock {
+  readonly #observer: ObserverOptions;
+  /** using() may reach the lock through acquire() too: one handover per lock. */
+  readonly #handed = new WeakSet<Lock>();
+  #seq = 0;
+
+  constructor(clients: readonly RedisClient[], options: Omit<RedlockOptions, 'clock'>, observer: ObserverOptions) {
+    // validUntil converts to the shared time base only from performance.now(), the default clock.
+    if ('clock' in options) throw new Error('ObservedRedlock: the history needs the default monotonic clock');
+    super(clients, options);
+    this.#observer = observer;
+  }
+
+  override async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
+    return this.#handedOver(await super.acquire(resources, ttlMs, options));
+  }
+
+  override async tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
+    const lock = await super.tryAcquire(resources, ttlMs, options);
+    return lock === null ? null : this.#handedOver(lock);
+  }
+
+  override using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {
+    return super.using(resources, ttlMs, (signal, lock) => routine(signal, this.#handedOver(lock)), options);
+  }
+
+  protected override acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs));
+  }
+
+  protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
+    return this.#observe('extend', keys, value, ttlMs, () => super.extendOnNodes(keys, value, ttlMs, remainingMs));
+  }
+
+  protected override async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
+    const invokedAt = sharedNow();
+    const result = await super.releaseOnNodes(keys, value);
+    this.#emit('release', keys, value, undefined, invokedAt, { result: 'ok', nodes: result.outcomes, released: result.released });
+    return result;
+  }
+
+  async #observe(kind: OpKind, keys: readonly string[], value: string, ttlMs: number, round: () => Promise<Grant>): Promise<Grant> {
+    const invokedAt = sharedNow();
+    let grant: Grant;
+    try {
+      grant = await round();
+    } catch (error) {
+      this.#emit(kind, keys, value, ttlMs, invokedAt, {
+        result: resultOf(error),
+        nodes: outcomesOf(error),
+        errorCode: isQuorumLockError(error) ? error.code : String(error),
+      });
+      throw error;
+    }
+    this.#emit(kind, keys, value, ttlMs, invokedAt, {
+      result: 'ok',
+      nodes: grant.outcomes,
+      validUntil: fromMonotonic(grant.validUntil),
+      ...(grant.fencingTokens === undefined ? {} : { fencingTokens: grant.fencingTokens.map(String) }),
+    });
+    return grant;
+  }
+
+  #emit(
+    kind: OpKind,
+    keys: readonly string[],
+    value: string,
+    ttlMs: number | undefined,
+    invokedAt: number,
+    outcome: {
+      result: OpResult;
+      nodes: readonly NodeOutcome[];
+      errorCode?: string;
+      validUntil?: number;
+      released?: number;
+      fencingTokens?: readonly string[];
+    },
+  ): void {
+    const completedAt = sharedNow();
+    const { client, sink } = this.#observer;
+    this.#seq += 1;
+    sink.op({
+      id: `${client}#${this.#seq}`,
+      client,
+      kind,
+      resources: [...keys],
+      value,
+      ...(ttlMs === undefined ? {} : { ttlMs }),
+      quorum: this.quorum,
+      invokedAt,
+      completedAt,
+      ...outcome,
+      nodes: outcome.nodes.map((n) => this.#nodeRecord(n)),
+    });
+  }
+
+  #nodeRecord(outcome: NodeOutcome): NodeOutcomeRecord {
+    const node = this.#observer.nodeNames?.get(outcome.node) ?? outcome.node;
+    return outcome.error === undefined
+      ? { node, status: outcome.status, ms: outcome.ms }
+      : { node, status: outcome.status, ms: outcome.ms, error: outcome.error.message };
+  }
+
+  #handedOver(lock: Lock): Lock {
+    if (this.#handed.has(lock)) return lock;
+    this.#handed.add(lock);
+    const tokens = lock.fencingTokens;
+    this.#observer.sink.handover({
+      client: this.#observer.client,
+      value: lock.value,
+      at: sharedNow(),
+      ...(tokens === undefined ? {} : { fencingTokens: tokens.map(String) }),
+    });
+    return lock;
+  }
+}
+
+function resultOf(error: unknown): OpResult {
+  if (!isQuorumLockError(error)) return 'error';
+  switch (error.code) {
+    case ErrorCode.LOCK_HELD:
+      return 'held';
+    case ErrorCode.QUORUM_UNREACHABLE:
+      return 'unreachable';
+    case ErrorCode.VALIDITY_EXHAUSTED:
+      return 'exhausted';
+    case ErrorCode.LOCK_LOST:
+      return 'lost';
+    case ErrorCode.ABORTED:
+      return 'aborted';
+    default:
+      return 'error';
+  }
+}
+
+function outcomesOf(error: unknown): readonly NodeOutcome[] {
+  const outcomes: unknown = (error as { outcomes?: unknown } | null)?.outcomes;
+  return Array.isArray(outcomes) ? (outcomes as NodeOutcome[]) : [];
+}

@@ -1,0 +1,80 @@
+/**
+ * The records of a chaos history. Everything is plain JSON (a child worker
+ * sends its records over IPC), times are on the shared time base
+ * (timeBase.ts), fencing tokens are decimal strings (bigint is not JSON).
+ */
+import type { NodeStatus } from '../../../src/index.js';
+
+/** One quorum round the locker ran: an acquire attempt, an extend, or a release. */
+export type OpKind = 'acquire' | 'extend' | 'release';
+
+/**
+ * How the round ended. `ok` for a release means it ran (it never fails);
+ * the others name the typed error the round rejected with.
+ */
+export type OpResult = 'ok' | 'held' | 'unreachable' | 'exhausted' | 'lost' | 'aborted' | 'error';
+
+export interface NodeOutcomeRecord {
+  /** Node label (n0..n4) when the scenario named its nodes, else host:port. */
+  readonly node: string;
+  readonly status: NodeStatus;
+  readonly ms: number;
+  readonly error?: string;
+}
+
+export interface OpRecord {
+  /** Unique in the history: `<client>#<seq>`. */
+  readonly id: string;
+  /** Which locker ran it, e.g. `c2` or `w1.c0` (worker 1, client 0). */
+  readonly client: string;
+  readonly kind: OpKind;
+  readonly resources: readonly string[];
+  /** The lock value: ties an acquire to its extends and its release. */
+  readonly value: string;
+  readonly ttlMs?: number;
+  /** Quorum of the locker (floor(N/2)+1). */
+  readonly quorum: number;
+  readonly invokedAt: number;
+  readonly completedAt: number;
+  readonly result: OpResult;
+  /** The error's `code` when the round rejected. */
+  readonly errorCode?: string;
+  /**
+   * Node outcomes known when the round was decided (what the library saw;
+   * nodes that had not answered yet are absent).
+   */
+  readonly nodes: readonly NodeOutcomeRecord[];
+  /** For a granted acquire or extend: the validity end, converted to the shared time base. */
+  readonly validUntil?: number;
+  /** Release only: nodes on which our keys were deleted. */
+  readonly released?: number;
+  /** Fencing tokens of a granted acquire (one per resource, decimal), when the locker has `fencing: true`. */
+  readonly fencingTokens?: readonly string[];
+}
+
+/** The lock reached the caller (acquire/tryAcquire resolved, or the using() routine started). */
+export interface HandoverRecord {
+  readonly client: string;
+  readonly value: string;
+  readonly at: number;
+  /** `lock.fencingTokens` (one per resource, decimal) when present. */
+  readonly fencingTokens?: readonly string[];
+}
+
+/** A fault, active from `from` to `to` (equal for an instant, such as a clock jump). */
+export interface FaultRecord {
+  readonly id: number;
+  /** e.g. 'kill -9', 'SIGSTOP', 'restart-empty', 'proxy:dropReplies', 'skew x3', 'jump'. */
+  readonly kind: string;
+  /** e.g. 'n2', 'w1' (a worker process), 'all'. */
+  readonly target: string;
+  readonly detail?: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+export interface History {
+  readonly ops: readonly OpRecord[];
+  readonly handovers: readonly HandoverRecord[];
+  readonly faults: readonly FaultRecord[];
+}
