@@ -1,0 +1,176 @@
+/**
+ * Per-scenario results: a table printed at the end of each chaos test file,
+ * and JSON written under .chaos/ (the path is printed). `npm run chaos`
+ * (run.mjs) points every file at one run directory and merges them into
+ * .chaos/summary-<timestamp>.json with one table for the whole run.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { CheckResult } from '../check/checker.js';
+import { formatFindings } from '../check/report.js';
+import { countFaults } from '../history/FaultLog.js';
+import type { History } from '../history/types.js';
+
+export const CHAOS_DIR = join(import.meta.dirname, '../../../.chaos');
+
+export type ScenarioKind = 'safe' | 'negative';
+
+export interface ScenarioSummary {
+  readonly scenario: string;
+  readonly kind: ScenarioKind;
+  /** Design rules (design.md) the scenario exercises. */
+  readonly rules: readonly number[];
+  readonly seed?: number;
+  readonly budgetMs?: number;
+  /** Lockers, and the processes they ran in. */
+  readonly clients: number;
+  readonly processes: number;
+  /** Faults injected, by kind. */
+  readonly faults: Readonly<Record<string, number>>;
+  /** Granted acquire rounds (= holders). */
+  readonly acquisitions: number;
+  /** Acquire rounds refused because the resource was held elsewhere. */
+  readonly contended: number;
+  /** Acquire rounds without a quorum of reachable nodes. */
+  readonly unreachable: number;
+  /** Acquire rounds whose validity was used up. */
+  readonly exhausted: number;
+  readonly extends: number;
+  readonly releases: number;
+  /** Overlapping holder windows. */
+  readonly violations: number;
+  readonly tokenRegressions: number;
+  readonly tokensChecked: number;
+  readonly quorumBreaches: number;
+  readonly unexpectedErrors: readonly string[];
+  /** Multi-process scenarios: worst disagreement of a worker's time base with the parent's. */
+  readonly timeBaseDeviationMs?: number;
+  readonly passed: boolean;
+  /** The first findings, formatted (for a negative control: the overlap it caught). */
+  readonly findings?: string;
+}
+
+export interface SummaryInput {
+  readonly scenario: string;
+  readonly kind: ScenarioKind;
+  readonly rules: readonly number[];
+  readonly seed?: number;
+  readonly budgetMs?: number;
+  readonly clients: number;
+  readonly processes?: number;
+  readonly history: History;
+  readonly check: CheckResult;
+  readonly unexpectedErrors?: readonly string[];
+  /** A safe scenario with fewer acquisitions proves nothing and fails. */
+  readonly minAcquisitions?: number;
+  readonly timeBaseDeviationMs?: number;
+}
+
+export function summarize(input: SummaryInput): ScenarioSummary {
+  const { history, check } = input;
+  const acquires = history.ops.filter((op) => op.kind === 'acquire');
+  const count = (result: string): number => acquires.filter((op) => op.result === result).length;
+  const unexpectedErrors = input.unexpectedErrors ?? [];
+  const acquisitions = count('ok');
+  const clean = check.tokenRegressions.length === 0 && check.quorumBreaches.length === 0 && unexpectedErrors.length === 0;
+  const passed =
+    input.kind === 'safe'
+      ? clean && check.overlaps.length === 0 && acquisitions >= (input.minAcquisitions ?? 1)
+      : clean && check.overlaps.length > 0;
+  const findings = formatFindings(check, history, 2);
+  return {
+    scenario: input.scenario,
+    kind: input.kind,
+    rules: input.rules,
+    ...(input.seed === undefined ? {} : { seed: input.seed }),
+    ...(input.budgetMs === undefined ? {} : { budgetMs: input.budgetMs }),
+    clients: input.clients,
+    processes: input.processes ?? 1,
+    faults: countFaults(history.faults),
+    acquisitions,
+    contended: count('held'),
+    unreachable: count('unreachable'),
+    exhausted: count('exhausted'),
+    extends: history.ops.filter((op) => op.kind === 'extend' && op.result === 'ok').length,
+    releases: history.ops.filter((op) => op.kind === 'release').length,
+    violations: check.overlaps.length,
+    tokenRegressions: check.tokenRegressions.length,
+    tokensChecked: check.tokensChecked,
+    quorumBreaches: check.quorumBreaches.length,
+    unexpectedErrors: unexpectedErrors.slice(0, 10),
+    ...(input.timeBaseDeviationMs === undefined ? {} : { timeBaseDeviationMs: input.timeBaseDeviationMs }),
+    passed,
+    ...(findings === '' ? {} : { findings }),
+  };
+}
+
+/** A fixed-width table of summaries (also used by run.mjs on the merged JSON). */
+export function formatTable(rows: readonly ScenarioSummary[]): string {
+  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'result'];
+  const body = rows.map((r) => [
+    r.scenario,
+    r.kind,
+    Object.entries(r.faults)
+      .map(([kind, n]) => `${kind} ×${n}`)
+      .join(', ') || 'none',
+    String(r.acquisitions),
+    String(r.contended),
+    String(r.unreachable),
+    r.kind === 'negative' ? `${r.violations} (caught: ${r.violations > 0 ? 'yes' : 'NO'})` : String(r.violations),
+    r.passed ? 'pass' : 'FAIL',
+  ]);
+  const totals = rows.filter((r) => r.kind === 'safe');
+  body.push([
+    `total (safe scenarios: ${totals.length})`,
+    '',
+    '',
+    String(totals.reduce((n, r) => n + r.acquisitions, 0)),
+    String(totals.reduce((n, r) => n + r.contended, 0)),
+    String(totals.reduce((n, r) => n + r.unreachable, 0)),
+    String(totals.reduce((n, r) => n + r.violations, 0)),
+    rows.every((r) => r.passed) ? 'pass' : 'FAIL',
+  ]);
+  const widths = header.map((h, i) => Math.min(i === 2 ? 70 : 60, Math.max(h.length, ...body.map((row) => (row[i] ?? '').length))));
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (c.length > (widths[i] ?? 0) ? `${c.slice(0, (widths[i] ?? 1) - 1)}…` : c.padEnd(widths[i] ?? 0))).join(' | ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
+
+/** Collects one test file's summaries; finish() prints the table and writes the JSON. */
+export class ChaosReport {
+  private readonly rows: ScenarioSummary[] = [];
+
+  constructor(private readonly file: string) {}
+
+  add(summary: ScenarioSummary): void {
+    this.rows.push(summary);
+  }
+
+  /** Writes the full history of a scenario (for a failure, or a negative control) and returns its path. */
+  saveHistory(scenario: string, history: History): string {
+    const dir = process.env['CHAOS_RUN_DIR'] ?? CHAOS_DIR;
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `history-${slug(scenario)}-${timestamp()}.json`);
+    writeFileSync(path, JSON.stringify(history));
+    return path;
+  }
+
+  finish(): string | undefined {
+    if (this.rows.length === 0) return undefined;
+    const runDir = process.env['CHAOS_RUN_DIR'];
+    const name = basename(this.file).replace(/\.test\.ts$/, '');
+    const path = runDir === undefined ? join(CHAOS_DIR, `summary-${timestamp()}-${name}.json`) : join(runDir, `${name}.json`);
+    mkdirSync(runDir ?? CHAOS_DIR, { recursive: true });
+    writeFileSync(path, `${JSON.stringify({ file: this.file, scenarios: this.rows }, null, 2)}\n`);
+    console.log(`\n[chaos] ${name}\n${formatTable(this.rows)}\n[chaos] summary written to ${path}\n`);
+    return path;
+  }
+}
+
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+export function timestamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
