@@ -106,7 +106,7 @@ export function summarize(input: SummaryInput): ScenarioSummary {
 
 /** A fixed-width table of summaries (also used by run.mjs on the merged JSON). */
 export function formatTable(rows: readonly ScenarioSummary[]): string {
-  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'result'];
+  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'errors', 'result'];
   const body = rows.map((r) => [
     r.scenario,
     r.kind,
@@ -117,6 +117,7 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     String(r.contended),
     String(r.unreachable),
     r.kind === 'negative' ? `${r.violations} (caught: ${r.violations > 0 ? 'yes' : 'NO'})` : String(r.violations),
+    String(r.unexpectedErrors.length + r.tokenRegressions + r.quorumBreaches),
     r.passed ? 'pass' : 'FAIL',
   ]);
   const totals = rows.filter((r) => r.kind === 'safe');
@@ -128,9 +129,10 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     String(totals.reduce((n, r) => n + r.contended, 0)),
     String(totals.reduce((n, r) => n + r.unreachable, 0)),
     String(totals.reduce((n, r) => n + r.violations, 0)),
+    String(rows.reduce((n, r) => n + r.unexpectedErrors.length + r.tokenRegressions + r.quorumBreaches, 0)),
     rows.every((r) => r.passed) ? 'pass' : 'FAIL',
   ]);
-  const widths = header.map((h, i) => Math.min(i === 2 ? 70 : 60, Math.max(h.length, ...body.map((row) => (row[i] ?? '').length))));
+  const widths = header.map((h, i) => Math.min(i === 2 ? 90 : 60, Math.max(h.length, ...body.map((row) => (row[i] ?? '').length))));
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (c.length > (widths[i] ?? 0) ? `${c.slice(0, (widths[i] ?? 1) - 1)}…` : c.padEnd(widths[i] ?? 0))).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');

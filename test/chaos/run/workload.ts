@@ -24,8 +24,9 @@ export interface WorkloadConfig {
 /**
  * The default mix: mostly short holds, some extends, using() runs (a few
  * long enough to be auto-extended), a few multi-resource locks, and a few holders
- * that overstay their validity and only then extend (refused locally) and
- * release (compare-and-delete must spare the next holder's key: rule 6).
+ * that keep the lock to the very end of its validity and only then extend
+ * (refused locally) and release (compare-and-delete must spare the next
+ * holder's key: rule 6).
  */
 export const DEFAULT_MIX: Readonly<Record<Action, number>> = Object.freeze({
   hold: 45,
@@ -152,8 +153,12 @@ class Client {
         return;
       }
       case 'overstay': {
+        // Hold right up to the end of the validity (after an extend half the time, rule 7), so the
+        // next holder gets in as soon as the keys expire; then extend (refused locally) and
+        // release late: the compare-and-delete must spare the next holder's key (rule 6).
         const lock = await this.acquired(this.locker.acquire(this.resource(), ttlMs, options));
-        await sleep(ttlMs + 20);
+        if (this.rng.chance(0.5)) await this.extend(lock);
+        await sleep(lock.remainingMs() + 20);
         await this.extend(lock);
         await lock.release();
         return;

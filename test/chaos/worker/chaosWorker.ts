@@ -81,7 +81,11 @@ async function run(config: WorkerConfig): Promise<void> {
   for (const client of clients) client.disconnect();
   // The library's idle wake-up connections close 500 ms after their last waiter.
   await new Promise((resolve) => setTimeout(resolve, 600));
-  send({ type: 'history', ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), stats, unhandled });
+  // A long run's history is megabytes: wait until it is written before closing the channel.
+  await new Promise<void>((resolve, reject) => {
+    const message: FromWorker = { type: 'history', ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), stats, unhandled };
+    process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
+  });
   finished = true;
   // From here the process must exit by itself: a timer or connection left behind would keep it alive.
   process.disconnect();
