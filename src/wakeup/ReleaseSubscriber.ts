@@ -82,7 +82,13 @@ export class ReleaseSubscriber {
 
   #connect(): Redis {
     if (this.#connection) return this.#connection;
-    const connection = (this.#source as Redis).duplicate();
+    // ioredis's own resubscribe after a reconnect leaves its failure unhandled
+    // (a closed connection, a NOPERM from ACLs), which would crash the process;
+    // so resubscribe here, where a failure only means waiters fall back to polling.
+    const connection = (this.#source as Redis).duplicate({ autoResubscribe: false });
+    connection.on('ready', () => {
+      if (this.#listeners.size > 0) connection.subscribe(...this.#listeners.keys()).catch(() => undefined);
+    });
     // Errors surface as timeouts of the waiters' subscriptions; polling covers them.
     connection.on('error', () => undefined);
     connection.on('message', (channel: string) => {
