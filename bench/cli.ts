@@ -1,0 +1,87 @@
+/** Command-line options of `npm run bench`. */
+import { parseArgs } from 'node:util';
+
+export interface CliOptions {
+  /** Nodes given by the user; empty: start local ones. */
+  readonly urls: readonly string[];
+  /** Node counts to measure (topologies); undefined: the default for the mode. */
+  readonly nodeCounts: readonly number[] | undefined;
+  readonly quick: boolean;
+  readonly rounds: number | undefined;
+  /** Scenario ids to run; empty: all. */
+  readonly scenarios: readonly string[];
+  /** Peers to run, `library` or `library:variant`; empty: all (the floor and quorumlock always run). */
+  readonly contenders: readonly string[];
+  readonly outDir: string;
+  /** Another checkout whose src/ is built and measured beside this one. */
+  readonly candidate: string | undefined;
+  readonly help: boolean;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --url redis://host:port   a node to use (repeat for several; or env
+                            QUORUMLOCK_BENCH_URLS, comma-separated). Without
+                            any, local redis-server processes are started.
+  --nodes 1,3,5             node counts to measure (each uses the first N nodes)
+  --rounds N                measured rounds per scenario (medians are reported)
+  --scenario ID             only this scenario (repeatable): uncontended,
+                            parallel-64, contended-16, contended-200
+  --contender LIB[:VARIANT] only this peer (repeatable; the raw floor and
+                            quorumlock always run): node-redlock,
+                            sesame-redlock, redis-semaphore
+  --candidate DIR           also measure quorumlock built from DIR/src (e.g. a
+                            git worktree with a change), side by side
+  --quick                   tiny counts, for a smoke test (numbers meaningless)
+  --out DIR                 where the JSON and SVG go (default bench/results)
+  --help
+`;
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      url: { type: 'string', multiple: true },
+      nodes: { type: 'string' },
+      rounds: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      contender: { type: 'string', multiple: true },
+      quick: { type: 'boolean' },
+      out: { type: 'string' },
+      candidate: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const fromEnv = (env['QUORUMLOCK_BENCH_URLS'] ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+  const urls = values.url !== undefined && values.url.length > 0 ? values.url : fromEnv;
+  for (const url of urls) {
+    if (!/^rediss?:\/\//.test(url)) throw new Error(`--url: expected redis://host:port, got ${JSON.stringify(url)}`);
+  }
+  return {
+    urls,
+    nodeCounts: values.nodes === undefined ? undefined : parseCounts(values.nodes),
+    quick: values.quick === true,
+    rounds: values.rounds === undefined ? undefined : positiveInteger(values.rounds, '--rounds'),
+    scenarios: values.scenario ?? [],
+    contenders: values.contender ?? [],
+    outDir: values.out ?? 'bench/results',
+    candidate: values.candidate,
+    help: values.help === true,
+  };
+}
+
+function parseCounts(text: string): number[] {
+  const counts = text.split(',').map((part) => positiveInteger(part.trim(), '--nodes'));
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+function positiveInteger(text: string, option: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${option}: expected a positive integer, got ${JSON.stringify(text)}`);
+  return value;
+}

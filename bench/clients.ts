@@ -1,0 +1,69 @@
+/**
+ * ioredis clients for one contender on one set of nodes (plain ioredis
+ * defaults, as a user would create them), with a count of the requests the
+ * library sends through them: its round trips.
+ */
+import { Redis } from 'ioredis';
+
+export interface ClientGroup {
+  readonly clients: readonly Redis[];
+  /** Requests sent through these clients so far. */
+  requests(): number;
+  close(): void;
+}
+
+export async function openClients(urls: readonly string[]): Promise<ClientGroup> {
+  let sent = 0;
+  const clients = urls.map((url) => {
+    const client = new Redis(url);
+    // Every command of an ioredis client, scripts included, goes through
+    // sendCommand; counting there costs one increment.
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+      sent++;
+      return send(...args);
+    }) as Redis['sendCommand'];
+    return client;
+  });
+  try {
+    await Promise.all(clients.map((client) => waitReady(client)));
+  } catch (error) {
+    for (const client of clients) client.disconnect();
+    throw error;
+  }
+  return {
+    clients,
+    requests: () => sent,
+    close() {
+      for (const client of clients) client.disconnect();
+    },
+  };
+}
+
+/** An admin client for INFO and the like, outside any contender's count. */
+export async function openAdminClient(url: string): Promise<Redis> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    await waitReady(client);
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return client;
+}
+
+function waitReady(client: Redis): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = (): void => {
+      client.off('error', onError);
+      resolve();
+    };
+    const onError = (error: Error): void => {
+      client.off('ready', onReady);
+      reject(new Error(`cannot connect to Redis: ${error.message}`, { cause: error }));
+    };
+    client.once('ready', onReady);
+    client.once('error', onError);
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * What a measurement reports, and how to read each number. Scenarios fill a
+ * Sample; the report, the ratios and the chart read these definitions, so a
+ * metric is described in one place only.
+ */
+
+export type MetricId =
+  | 'cyclesPerSec'
+  | 'p50Us'
+  | 'p99Us'
+  | 'waitP50Ms'
+  | 'waitP99Ms'
+  | 'cmdsPerCycle'
+  | 'reqsPerCycle'
+  | 'jain'
+  | 'minMaxShare'
+  | 'starvedPct'
+  | 'giveUps'
+  | 'errors'
+  | 'overlaps';
+
+/** One contender's numbers from one round of one scenario. */
+export type Sample = Partial<Record<MetricId, number>>;
+
+export interface MetricInfo {
+  /** Column heading in the terminal table. */
+  readonly heading: string;
+  /** Longer description for the README and the JSON. */
+  readonly description: string;
+  readonly better: 'lower' | 'higher' | 'zero';
+  readonly digits: number;
+}
+
+export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
+  cyclesPerSec: {
+    heading: 'cycles/s',
+    description: 'completed acquire+release cycles (critical sections when contended) per second',
+    better: 'higher',
+    digits: 0,
+  },
+  p50Us: { heading: 'p50 µs', description: 'median acquire+release cycle time, one client', better: 'lower', digits: 0 },
+  p99Us: { heading: 'p99 µs', description: '99th percentile acquire+release cycle time, one client', better: 'lower', digits: 0 },
+  waitP50Ms: {
+    heading: 'wait p50 ms',
+    description: 'median time from wanting the lock to holding it (retries after give-ups included)',
+    better: 'lower',
+    digits: 1,
+  },
+  waitP99Ms: { heading: 'wait p99 ms', description: '99th percentile of the same wait', better: 'lower', digits: 1 },
+  cmdsPerCycle: {
+    heading: 'cmds/cycle',
+    description: 'commands Redis executed per cycle, summed over nodes (INFO commandstats deltas; commands run inside Lua scripts count)',
+    better: 'lower',
+    digits: 1,
+  },
+  reqsPerCycle: {
+    heading: 'reqs/cycle',
+    description: 'requests the library sent per cycle, summed over nodes (counted on its ioredis clients): round trips',
+    better: 'lower',
+    digits: 1,
+  },
+  jain: {
+    heading: 'Jain',
+    description: "Jain's fairness index over the waiters' numbers of critical sections: 1 = equal shares, 1/n = one waiter got all",
+    better: 'higher',
+    digits: 2,
+  },
+  minMaxShare: {
+    heading: 'min/max',
+    description: 'fewest critical sections of any waiter over most of any waiter (0 = some waiter starved)',
+    better: 'higher',
+    digits: 2,
+  },
+  starvedPct: {
+    heading: 'starved %',
+    description: 'share of waiters that never held the lock during the window',
+    better: 'lower',
+    digits: 0,
+  },
+  giveUps: {
+    heading: 'give-ups',
+    description: 'acquire calls that gave up (their own retry limit or timeout) and were called again',
+    better: 'zero',
+    digits: 0,
+  },
+  errors: { heading: 'errors', description: 'acquire or release calls that failed otherwise', better: 'zero', digits: 0 },
+  overlaps: {
+    heading: 'overlaps',
+    description: 'times two waiters held the lock at once (must be 0)',
+    better: 'zero',
+    digits: 0,
+  },
+};

@@ -1,0 +1,116 @@
+/**
+ * What one run measures and how long each measurement may take. The default
+ * run fits in a few minutes on 2 cores; --quick only proves every path works.
+ */
+import type { CliOptions } from './cli.js';
+import type { Contender } from './contenders/index.js';
+import { SCENARIOS, type Budget, type Scenario } from './scenarios/index.js';
+
+export interface Plan {
+  readonly mode: 'full' | 'quick';
+  /** Topologies, smallest first; each uses the first N nodes. */
+  readonly nodeCounts: readonly number[];
+  /** The topologies a scenario runs on (contention only on the smallest and largest, by default). */
+  readonly nodeCountsFor: (scenario: Scenario) => readonly number[];
+  /** How many nodes to start when no URLs are given. */
+  readonly localNodes: number;
+  readonly scenarios: readonly Scenario[];
+  readonly contenders: readonly Contender[];
+  readonly rounds: (scenario: Scenario) => number;
+  readonly budget: (scenario: Scenario) => Budget;
+  /** Unmeasured run of each contender before a scenario's rounds (JIT, script cache, connections). */
+  readonly warmup: (scenario: Scenario) => Budget;
+  /** Lock TTL in every scenario: long enough that no lock expires while held. */
+  readonly ttlMs: number;
+}
+
+// Short slices, many rounds: this machine's speed drifts within seconds, and
+// each contender should see the same mix of fast and slow moments.
+const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget }> = {
+  uncontended: {
+    rounds: 12,
+    budget: { maxCycles: 1000, maxMs: 150, drainMs: 0 },
+    warmup: { maxCycles: 500, maxMs: 200, drainMs: 0 },
+  },
+  'parallel-64': {
+    rounds: 8,
+    budget: { maxCycles: 100_000, maxMs: 250, drainMs: 0 },
+    warmup: { maxCycles: 50_000, maxMs: 150, drainMs: 0 },
+  },
+  'contended-16': {
+    rounds: 3,
+    budget: { maxCycles: 100_000, maxMs: 800, drainMs: 5000 },
+    warmup: { maxCycles: 100_000, maxMs: 200, drainMs: 5000 },
+  },
+  'contended-200': {
+    rounds: 3,
+    budget: { maxCycles: 100_000, maxMs: 1500, drainMs: 5000 },
+    warmup: { maxCycles: 100_000, maxMs: 200, drainMs: 5000 },
+  },
+};
+
+const QUICK: Record<string, Budget> = {
+  uncontended: { maxCycles: 30, maxMs: 200, drainMs: 0 },
+  'parallel-64': { maxCycles: 640, maxMs: 100, drainMs: 0 },
+  'contended-16': { maxCycles: 10_000, maxMs: 200, drainMs: 3000 },
+  'contended-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
+};
+const QUICK_WARMUP: Budget = { maxCycles: 5, maxMs: 50, drainMs: 3000 };
+
+/** `available`: every contender this run could measure; the options pick among them. */
+export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan {
+  const mode = cli.quick ? 'quick' : 'full';
+  const given = cli.urls.length > 0 ? cli.urls.length : Number.POSITIVE_INFINITY;
+  const wanted = cli.nodeCounts ?? (cli.quick ? [1, 3] : [1, 3, 5]);
+  let nodeCounts = wanted.filter((n) => n <= given);
+  // With user nodes and no --nodes: also measure all of them together.
+  if (cli.nodeCounts === undefined && Number.isFinite(given) && !nodeCounts.includes(given)) {
+    nodeCounts = [...nodeCounts, given];
+  }
+  if (nodeCounts.length === 0) {
+    throw new Error(`--nodes ${wanted.join(',')}: only ${cli.urls.length} node URL(s) given`);
+  }
+
+  const scenarios = cli.scenarios.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => cli.scenarios.includes(s.id));
+  const unknownScenario = cli.scenarios.find((id) => !SCENARIOS.some((s) => s.id === id));
+  if (unknownScenario !== undefined) {
+    throw new Error(`--scenario ${unknownScenario}: unknown (known: ${SCENARIOS.map((s) => s.id).join(', ')})`);
+  }
+
+  const named = (c: Contender, name: string): boolean => name === c.library || name === `${c.library}:${c.variant}`;
+  const picked = (c: Contender): boolean =>
+    c.role !== 'peer' || cli.contenders.length === 0 || cli.contenders.some((name) => named(c, name));
+  const contenders = available.filter(picked);
+  const unknownContender = cli.contenders.find((name) => !available.some((c) => named(c, name)));
+  if (unknownContender !== undefined) {
+    throw new Error(`--contender ${unknownContender}: unknown (known: ${[...new Set(available.map((c) => c.library))].join(', ')})`);
+  }
+
+  const full = (scenario: Scenario): { rounds: number; budget: Budget; warmup: Budget } => {
+    const entry = FULL[scenario.id];
+    if (entry === undefined) throw new Error(`no budget for scenario ${scenario.id}`);
+    return entry;
+  };
+  // Contended rounds take seconds each: by default they run on the smallest
+  // and the largest topology only (--nodes runs every scenario on every count).
+  const edges = [...new Set([Math.min(...nodeCounts), Math.max(...nodeCounts)])];
+  const nodeCountsFor = (scenario: Scenario): readonly number[] =>
+    scenario.kind === 'contended' && cli.nodeCounts === undefined && !cli.quick ? edges : nodeCounts;
+  return {
+    mode,
+    nodeCounts,
+    nodeCountsFor,
+    localNodes: Math.max(...nodeCounts),
+    scenarios,
+    contenders,
+    rounds: (scenario) => (cli.quick ? 1 : (cli.rounds ?? full(scenario).rounds)),
+    budget: (scenario) => (cli.quick ? (QUICK[scenario.id] ?? full(scenario).budget) : full(scenario).budget),
+    warmup: (scenario) => (cli.quick ? QUICK_WARMUP : full(scenario).warmup),
+    ttlMs: 10_000,
+  };
+}
+
+/** The contenders a scenario runs: a variant that would only repeat its defaults there is skipped. */
+export function contendersFor(plan: Plan, scenario: Scenario): Contender[] {
+  return plan.contenders.filter((c) => c.differsIn === undefined || c.differsIn.includes(scenario.kind));
+}

@@ -1,0 +1,42 @@
+/**
+ * Ratios within one scenario of one run: each contender against the raw
+ * floor and against the best peer, on the scenario's headline metric.
+ */
+import { METRICS, type MetricId } from '../metrics.js';
+import type { ContenderResult, ScenarioResult } from '../results.js';
+
+export function floorOf(scenario: ScenarioResult): ContenderResult | undefined {
+  return scenario.contenders.find((c) => c.role === 'floor');
+}
+
+export function oursOf(scenario: ScenarioResult): ContenderResult | undefined {
+  return scenario.contenders.find((c) => c.role === 'ours');
+}
+
+/** The peer (any library, any variant) with the best value of `metric`. */
+export function bestPeer(scenario: ScenarioResult, metric: MetricId = scenario.headline): ContenderResult | undefined {
+  const better = METRICS[metric].better;
+  let best: ContenderResult | undefined;
+  for (const c of scenario.contenders) {
+    if (c.role !== 'peer') continue;
+    const value = c.median[metric];
+    if (value === undefined || !Number.isFinite(value)) continue;
+    const current = best?.median[metric];
+    if (current === undefined || (better === 'higher' ? value > current : value < current)) best = c;
+  }
+  return best;
+}
+
+/** `c`'s value over `reference`'s, in the metric's own direction (e.g. p50 1.08× = 8 % slower). */
+export function ratio(c: ContenderResult, reference: ContenderResult | undefined, metric: MetricId): number {
+  const value = c.median[metric];
+  const base = reference?.median[metric];
+  if (value === undefined || base === undefined || base === 0) return Number.NaN;
+  return value / base;
+}
+
+/** How much faster than `reference` (above 1) or slower (below 1), whatever the metric's direction. */
+export function speedup(c: ContenderResult, reference: ContenderResult | undefined, metric: MetricId): number {
+  const r = ratio(c, reference, metric);
+  return METRICS[metric].better === 'lower' ? 1 / r : r;
+}

@@ -1,0 +1,38 @@
+/** The terminal report: one table per topology and scenario. */
+import { METRICS } from '../metrics.js';
+import type { ContenderResult, RunResult, ScenarioResult } from '../results.js';
+import { formatMetric, formatRatio } from './format.js';
+import { bestPeer, floorOf, ratio } from './ratios.js';
+
+export function contenderLabel(c: ContenderResult): string {
+  const variant = c.role === 'peer' ? ` (${c.variant})` : '';
+  return `${c.library} ${c.className}${variant}`;
+}
+
+export function renderTables(run: RunResult): string {
+  const parts: string[] = [];
+  for (const topology of run.topologies) {
+    for (const scenario of topology.scenarios) {
+      parts.push(renderScenario(topology.nodes, scenario));
+    }
+  }
+  return parts.join('\n');
+}
+
+function renderScenario(nodes: number, scenario: ScenarioResult): string {
+  const floor = floorOf(scenario);
+  const peer = bestPeer(scenario);
+  const headline = METRICS[scenario.headline].heading;
+  const header = ['contender', ...scenario.columns.map((id) => METRICS[id].heading), `${headline} ×floor`, `${headline} ×best peer`];
+  const rows = scenario.contenders.map((c) => [
+    `${c === peer ? '*' : ' '} ${contenderLabel(c)}`,
+    ...scenario.columns.map((id) => formatMetric(id, c.median[id])),
+    formatRatio(ratio(c, floor, scenario.headline)),
+    formatRatio(ratio(c, peer, scenario.headline)),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  const title = `${nodes} node${nodes === 1 ? '' : 's'} · ${scenario.title} · median of ${scenario.rounds} round${scenario.rounds === 1 ? '' : 's'}`;
+  return [title, line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line), `  (* best peer on ${headline})`, ''].join('\n');
+}

@@ -1,0 +1,60 @@
+/** The shape of a run's results: what the JSON holds and the reports read. */
+import type { MetricId, Sample } from './metrics.js';
+import type { Budget } from './scenarios/index.js';
+
+export interface ContenderResult {
+  /** `library:variant`. */
+  readonly key: string;
+  readonly library: string;
+  readonly variant: 'defaults' | 'best';
+  readonly role: 'floor' | 'ours' | 'candidate' | 'peer';
+  /** The class used for this node count, e.g. 'RedisLock', 'RedlockMutex'. */
+  readonly className: string;
+  readonly settings: string;
+  /** One sample per measured round, in round order. */
+  readonly rounds: Sample[];
+  /** Median over rounds, per metric. */
+  median: Sample;
+  /** Commands Redis executed per cycle, by command name, over all rounds. */
+  commandsPerCycle: Record<string, number>;
+  /** Server CPU per call in µs, by command name, over all rounds (INFO commandstats usec/calls). */
+  usecPerCall: Record<string, number>;
+  readonly notes: string[];
+}
+
+export interface ScenarioResult {
+  readonly id: string;
+  readonly title: string;
+  readonly kind: 'uncontended' | 'contended';
+  readonly headline: MetricId;
+  readonly columns: readonly MetricId[];
+  readonly rounds: number;
+  readonly budget: Budget;
+  readonly contenders: ContenderResult[];
+}
+
+export interface TopologyResult {
+  readonly nodes: number;
+  readonly scenarios: ScenarioResult[];
+}
+
+export interface RunMeta {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationS: number;
+  readonly mode: 'full' | 'quick';
+  readonly command: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly redisVersion: string;
+  /** 'local' when the run started its own redis-server processes. */
+  readonly nodesSource: 'local' | 'user';
+  readonly ttlMs: number;
+}
+
+export interface RunResult {
+  readonly meta: RunMeta;
+  readonly topologies: TopologyResult[];
+}

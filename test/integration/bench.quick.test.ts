@@ -1,0 +1,118 @@
+/**
+ * Smoke test of the benchmark: `bench/main.ts --quick` runs as a child process
+ * (it starts and stops its own redis-server nodes) and its JSON must hold
+ * every contender in every scenario with usable numbers. Speed is not
+ * asserted: quick counts are far too small for that, and so is this machine.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+const CHILD_LIMIT_MS = 120_000;
+
+const UNCONTENDED = [
+  'raw:defaults',
+  'quorumlock:defaults',
+  'node-redlock:defaults',
+  'sesame-redlock:defaults',
+  'redis-semaphore:defaults',
+  'redis-semaphore:best',
+];
+// The redlock variants' best settings only change how they wait, so they run only where waiting happens.
+const CONTENDED = [...UNCONTENDED, 'node-redlock:best', 'sesame-redlock:best'];
+const SCENARIOS: Record<string, readonly string[]> = {
+  uncontended: UNCONTENDED,
+  'parallel-64': UNCONTENDED,
+  'contended-16': CONTENDED,
+  'contended-200': CONTENDED,
+};
+
+interface Contender {
+  key: string;
+  median: Record<string, number | null>;
+  rounds: unknown[];
+}
+interface Report {
+  meta: { mode: string };
+  headline: { scenario: string; nodes: number }[];
+  topologies: { nodes: number; scenarios: { id: string; contenders: Contender[] }[] }[];
+}
+
+let outDir: string;
+let exit: { code: number | null; signal: NodeJS.Signals | null };
+let output = '';
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'quorumlock-bench-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/main.ts', '--quick', '--out', outDir], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS);
+  exit = await new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  clearTimeout(killer);
+}, CHILD_LIMIT_MS + 10_000);
+
+afterAll(async () => {
+  await rm(outDir, { recursive: true, force: true });
+});
+
+async function report(): Promise<Report> {
+  const path = /^results: (.+\.json)$/m.exec(output)?.[1];
+  expect(path, output).toBeDefined();
+  return JSON.parse(await readFile(path ?? '', 'utf8')) as Report;
+}
+
+describe('npm run bench -- --quick', () => {
+  it('exits 0 and prints where the JSON and the chart are', async () => {
+    expect(exit, output).toEqual({ code: 0, signal: null });
+    const svg = /^chart: +(.+\.svg)$/m.exec(output)?.[1] ?? '';
+    expect(existsSync(svg), output).toBe(true);
+    expect(await readFile(svg, 'utf8')).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"[\s\S]*<\/svg>\n$/);
+  });
+
+  it('measures every contender in every scenario on 1 and 3 nodes', async () => {
+    const run = await report();
+    expect(run.meta.mode).toBe('quick');
+    expect(run.topologies.map((t) => t.nodes)).toEqual([1, 3]);
+    for (const topology of run.topologies) {
+      expect(topology.scenarios.map((s) => s.id)).toEqual(Object.keys(SCENARIOS));
+      for (const scenario of topology.scenarios) {
+        expect(scenario.contenders.map((c) => c.key).sort(), `${topology.nodes} nodes, ${scenario.id}`).toEqual(
+          [...(SCENARIOS[scenario.id] ?? [])].sort(),
+        );
+      }
+    }
+    expect(run.headline.length).toBe(run.topologies.length * Object.keys(SCENARIOS).length);
+  });
+
+  it('reports positive throughput, latencies and command counts, and no overlapping holders', async () => {
+    const run = await report();
+    for (const topology of run.topologies) {
+      for (const scenario of topology.scenarios) {
+        for (const contender of scenario.contenders) {
+          const where = `${topology.nodes} nodes, ${scenario.id}, ${contender.key}`;
+          const { median } = contender;
+          expect(contender.rounds.length, where).toBeGreaterThan(0);
+          expect(median['cyclesPerSec'], where).toBeGreaterThan(0);
+          expect(median['reqsPerCycle'], where).toBeGreaterThan(0);
+          expect(median['cmdsPerCycle'], where).toBeGreaterThan(0);
+          if (scenario.id === 'uncontended') {
+            expect(median['p50Us'], where).toBeGreaterThan(0);
+            expect(median['p99Us'], where).toBeGreaterThanOrEqual(median['p50Us'] ?? Number.POSITIVE_INFINITY);
+          } else if (scenario.id.startsWith('contended')) {
+            expect(median['waitP99Ms'], where).toBeGreaterThan(0);
+            expect(median['jain'], where).toBeGreaterThan(0);
+            expect(median['overlaps'], where).toBe(0);
+          }
+        }
+      }
+    }
+  });
+});
