@@ -1,9 +1,11 @@
 /**
  * The floor: what any correct lock must send, with nothing around it.
- * Acquire is `SET key value NX PX ttl` on every node at once (granted when a
- * majority said OK), release a compare-and-delete script by EVALSHA on every
- * node. Under contention it polls every 1-3 ms (no backoff, no fairness): a
- * naive loop, not a floor there; read its contended rows as a reference only.
+ * Acquire is `SET key value NX PX ttl` on every node at once, granted as soon
+ * as a majority said OK; release is a compare-and-delete script by EVALSHA on
+ * every node, done as soon as a majority answered (like the libraries, it does
+ * not wait for the slowest node). Under contention it polls every 1-3 ms (no
+ * backoff, no fairness): a naive loop, not a floor there; read its contended
+ * rows as a reference only.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,9 +31,11 @@ export const raw: Contender = {
       Promise.all(targets.map((client) => release.run(client, key, value)));
 
     const tryOnce = async (key: string, value: string, ttlMs: number): Promise<boolean> => {
-      const replies = await Promise.all(clients.map((client) => client.set(key, value, 'PX', ttlMs, 'NX')));
-      const won = clients.filter((_, index) => replies[index] === 'OK');
-      if (won.length >= quorum) return true;
+      const replies = clients.map((client) => client.set(key, value, 'PX', ttlMs, 'NX'));
+      if (await majority(replies, quorum, (reply) => reply === 'OK')) return true;
+      // Lost: undo wherever our SET landed, once every node has answered.
+      const settled = await Promise.all(replies);
+      const won = clients.filter((_, index) => settled[index] === 'OK');
       if (won.length > 0) await releaseAll(won, key, value);
       return false;
     };
@@ -42,7 +46,9 @@ export const raw: Contender = {
         const deadline = performance.now() + ACQUIRE_TIMEOUT_MS;
         for (;;) {
           if (await tryOnce(key, value, ttlMs)) {
-            const held: HeldLock = { release: () => releaseAll(clients, key, value) };
+            const held: HeldLock = {
+              release: () => majority(clients.map((client) => release.run(client, key, value)), quorum, () => true),
+            };
             return held;
           }
           if (signal.aborted || performance.now() >= deadline) return null;
@@ -52,6 +58,24 @@ export const raw: Contender = {
     };
   },
 };
+
+/**
+ * True once `quorum` replies pass `ok`, false once that can no longer happen
+ * (a rejection counts as a failed reply); the rest may still be in flight.
+ */
+function majority<T>(replies: readonly Promise<T>[], quorum: number, ok: (reply: T) => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    let yes = 0;
+    let no = 0;
+    const count = (passed: boolean): void => {
+      if (passed) yes++;
+      else no++;
+      if (yes === quorum) resolve(true);
+      else if (no === replies.length - quorum + 1) resolve(false);
+    };
+    for (const reply of replies) reply.then((value) => count(ok(value)), () => count(false));
+  });
+}
 
 /** EVALSHA, with the script sent once in full on NOSCRIPT (a fresh or flushed node). */
 class ReleaseScript {
