@@ -86,6 +86,8 @@ export class SimulatedNode implements NodeBackend {
   readonly requests: RequestRecord[] = [];
 
   private readonly store = new Map<string, Entry>();
+  /** Release announcements (release.lua PUBLISHes each key it deletes): listeners by key. */
+  private readonly watchers = new Map<string, Set<() => void>>();
   private seq = 0;
   /** Bumped by restart(): requests from an older epoch are never applied or answered. */
   private epoch = 0;
@@ -113,6 +115,18 @@ export class SimulatedNode implements NodeBackend {
 
   release(keys: readonly string[], value: string): Promise<number> {
     return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value));
+  }
+
+  /** As RedisNodeBackend.watchReleases: `onRelease` hears every key a release deletes here. */
+  watchReleases(keys: readonly string[], onRelease: () => void): Promise<() => void> {
+    for (const key of keys) {
+      let listeners = this.watchers.get(key);
+      if (!listeners) this.watchers.set(key, (listeners = new Set()));
+      listeners.add(onRelease);
+    }
+    return Promise.resolve(() => {
+      for (const key of keys) this.watchers.get(key)?.delete(onRelease);
+    });
   }
 
   // --- the three scripts, applied at once --------------------------------------
@@ -146,6 +160,8 @@ export class SimulatedNode implements NodeBackend {
       if (this.get(key) === value) {
         this.store.delete(key);
         changed.push({ key, before: value });
+        // Pub/sub messages travel on the subscriber's own connection: they arrive after the script ran.
+        for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
       }
     }
     return { result: changed.length, changed };
