@@ -63,6 +63,15 @@ describe('SimulatedNode against a real redis-server', () => {
         await client.flushall();
         const clock = new FakeClock(0);
         const simulated = new SimulatedNode('sim', clock);
+        // Release announcements (release.lua PUBLISHes each key it deletes), counted per key on both.
+        const heard = { real: new Map<string, number>(), simulated: new Map<string, number>() };
+        const hear = (side: Map<string, number>, key: string) => () => side.set(key, (side.get(key) ?? 0) + 1);
+        const stops = await Promise.all(
+          KEYS.flatMap((key) => [
+            real.watchReleases([key], hear(heard.real, key), 2_000),
+            simulated.watchReleases([key], hear(heard.simulated, key)),
+          ]),
+        );
         const startedAt = performance.now();
         let jumps = 0;
         for (const [step, command] of commands.entries()) {
@@ -102,6 +111,11 @@ describe('SimulatedNode against a real redis-server', () => {
             }
           }
         }
+        // Pub/sub messages come on their own connection: give them a moment to arrive.
+        const announced = () => JSON.stringify([...heard.real].sort()) === JSON.stringify([...heard.simulated].sort());
+        for (let i = 0; i < 100 && !announced(); i++) await sleep(10);
+        for (const stop of stops) stop();
+        expect(Object.fromEntries(heard.real), 'release announcements per key').toEqual(Object.fromEntries(heard.simulated));
       }),
       SEQUENCE_RUNS,
     );
