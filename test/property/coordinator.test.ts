@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isQuorumLockError } from '../../src/lock/errors.js';
 import type { Lock } from '../../src/lock/Lock.js';
 import type { RequestPlan } from '../support/SimulatedNode.js';
-import { checkProperty, commandsConstraints, parametersFor, timeoutFor } from './fcConfig.js';
+import { checkProperty, commandsConstraints, parametersFor, report, timeoutFor } from './fcConfig.js';
 import { type SimulatedCluster, simulatedCluster, tally } from './simulatedCluster.js';
 
 const NODE_TIMEOUT_MS = 50;
@@ -256,7 +256,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const RUNS = 600;
+const RUNS = 1500;
 const NEGATIVE_CONTROL_RUNS = 2000;
 
 describe('coordinator over simulated nodes (model-based)', () => {
@@ -276,7 +276,7 @@ describe('coordinator over simulated nodes (model-based)', () => {
         RUNS,
       );
       // Not vacuous: locks were granted, refused, extended, refused extension and released.
-      console.log(`${regime}:`, JSON.stringify(tally));
+      report(regime, tally);
       for (const count of Object.values(tally)) expect(count).toBeGreaterThan(0);
     }, timeoutFor(RUNS, 60_000));
   }

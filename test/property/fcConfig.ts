@@ -50,6 +50,11 @@ function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
 
 export const fcEnvironment: Environment = readEnvironment();
 
+/** Prints what a property exercised (its tallies) when FC_VERBOSE is set; quiet otherwise. */
+export function report(label: string, counts: Record<string, number>): void {
+  if (fcEnvironment.verbose !== undefined) console.log(`${label}: ${JSON.stringify(counts)}`);
+}
+
 /** Runs of a property: FC_RUNS when set, else the property's default. */
 export function runsFor(defaultRuns: number): number {
   return fcEnvironment.runs ?? defaultRuns;

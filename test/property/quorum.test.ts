@@ -68,7 +68,7 @@ describe('verdict', () => {
 // --- vote over LockNodes and simulated nodes --------------------------------------
 
 const NODE_TIMEOUT_MS = 100;
-const VOTE_RUNS = 1000;
+const VOTE_RUNS = 2000;
 
 interface NodeScript {
   readonly status: NodeStatus;

@@ -15,12 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, isQuorumLockError, type Lock, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { patient } from '../support/patient.js';
-import { checkProperty, commandsConstraints, timeoutFor } from './fcConfig.js';
+import { checkProperty, commandsConstraints, report, timeoutFor } from './fcConfig.js';
 
 const OWNERS = 3;
 const RESOURCES = ['r1', 'r2', 'r3'] as const;
 const RESOURCE_SETS: readonly (readonly string[])[] = [['r1'], ['r2'], ['r3'], ['r1', 'r2'], ['r2', 'r3']];
-const RUNS = 60;
+const RUNS = 100;
 
 interface OwnerState {
   lock: Lock | undefined;
@@ -313,7 +313,7 @@ describe('RedisLock and Redlock against real redis-server nodes (model-based)', 
         }),
         RUNS,
       );
-      console.log(`${kind.name}:`, JSON.stringify(Object.fromEntries(ran)));
+      report(kind.name, Object.fromEntries(ran));
       for (const name of ['TryAcquire', 'Acquire', 'Extend', 'Release', 'Expire', 'Using', 'Race', 'UsingRace']) {
         expect(ran.get(name) ?? 0, `${name} steps`).toBeGreaterThan(0);
       }

@@ -24,7 +24,7 @@ import { checkProperty, timeoutFor } from './fcConfig.js';
 
 const UNIT_MS = 1000;
 const KEYS = ['a', 'b', 'c', 'd'] as const;
-const SEQUENCE_RUNS = 150;
+const SEQUENCE_RUNS = 300;
 const TTL_SLACK_MS = 50;
 
 type Command =
