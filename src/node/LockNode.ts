@@ -13,6 +13,9 @@ export interface FencedOutcome extends NodeOutcome {
   readonly tokens?: readonly bigint[];
 }
 
+/** Turns a reply (undefined after an error or timeout) into the outcome a caller wants. */
+type Describe<T, O> = (status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined) => O;
+
 /**
  * One node as the coordinator sees it: every request gets its own timeout and
  * ends in a NodeOutcome, never a rejection. The timeout is ours, not the
@@ -30,63 +33,66 @@ export class LockNode {
     return this.backend.name;
   }
 
-  async acquire(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.acquire(keys, value, ttlMs), okOrHeld);
-    return outcome;
+  acquire(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
+    return this.call(timeoutMs, () => this.backend.acquire(keys, value, ttlMs), okOrHeld, this.#plain);
   }
 
-  async acquireFenced(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<FencedOutcome> {
-    const { reply, ...outcome } = await this.call(
+  acquireFenced(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<FencedOutcome> {
+    return this.call(
       timeoutMs,
       () => this.backend.acquireFenced!(keys, value, ttlMs),
       (tokens) => (tokens ? 'ok' : 'held'),
+      (status, ms, tokens, error): FencedOutcome =>
+        tokens ? { node: this.name, status, ms, tokens } : this.#plain(status, ms, undefined, error),
     );
-    return reply ? { ...outcome, tokens: reply } : outcome;
   }
 
-  async fence(keys: readonly string[], value: string, tokens: readonly bigint[], timeoutMs: number): Promise<NodeOutcome> {
-    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.fence!(keys, value, tokens), okOrHeld);
-    return outcome;
+  fence(keys: readonly string[], value: string, tokens: readonly bigint[], timeoutMs: number): Promise<NodeOutcome> {
+    return this.call(timeoutMs, () => this.backend.fence!(keys, value, tokens), okOrHeld, this.#plain);
   }
 
-  async extend(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    const { reply: _, ...outcome } = await this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), okOrHeld);
-    return outcome;
+  extend(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
+    return this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), okOrHeld, this.#plain);
   }
 
-  async release(keys: readonly string[], value: string, timeoutMs: number): Promise<ReleaseOutcome> {
-    const { reply, ...outcome } = await this.call(timeoutMs, () => this.backend.release(keys, value), (count) =>
-      count > 0 ? 'ok' : 'held',
+  release(keys: readonly string[], value: string, timeoutMs: number): Promise<ReleaseOutcome> {
+    return this.call(
+      timeoutMs,
+      () => this.backend.release(keys, value),
+      (count) => (count > 0 ? 'ok' : 'held'),
+      (status, ms, count, error): ReleaseOutcome =>
+        error ? { node: this.name, status, ms, error, released: 0 } : { node: this.name, status, ms, released: count ?? 0 },
     );
-    return { ...outcome, released: reply ?? 0 };
   }
 
-  /** Resolves with the outcome, and the reply when it came in time. */
-  private call<T>(
+  // Outcomes are built field by field: object rest/spread here was a visible
+  // share of an uncontended acquire on five nodes.
+  readonly #plain = (status: NodeStatus, ms: number, _reply: unknown, error: Error | undefined): NodeOutcome =>
+    error ? { node: this.name, status, ms, error } : { node: this.name, status, ms };
+
+  private call<T, O>(
     timeoutMs: number,
     request: () => Promise<T>,
     interpret: (reply: T) => NodeStatus,
-  ): Promise<NodeOutcome & { reply?: T }> {
-    const node = this.name;
+    describe: Describe<T, O>,
+  ): Promise<O> {
     const clock = this.clock;
     const sentAt = clock.now();
     return new Promise((resolve) => {
       let settled = false;
-      const finish = (status: NodeStatus, error?: Error, reply?: T): void => {
+      const finish = (status: NodeStatus, reply: T | undefined, error: Error | undefined): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        const ms = clock.now() - sentAt;
-        if (error) resolve({ node, status, ms, error });
-        else resolve({ node, status, ms, reply });
+        resolve(describe(status, clock.now() - sentAt, reply, error));
       };
-      const timer = setTimeout(() => finish('timeout', new NodeTimeoutError(node, timeoutMs)), timeoutMs);
+      const timer = setTimeout(() => finish('timeout', undefined, new NodeTimeoutError(this.name, timeoutMs)), timeoutMs);
       timer.unref();
       let pending: Promise<T>;
       try {
         pending = request();
       } catch (error) {
-        finish('error', asError(error));
+        finish('error', undefined, asError(error));
         return;
       }
       pending.then(
@@ -96,12 +102,12 @@ export class LockNode {
           try {
             status = interpret(reply);
           } catch (error) {
-            finish('error', asError(error));
+            finish('error', undefined, asError(error));
             return;
           }
-          finish(status, undefined, reply);
+          finish(status, reply, undefined);
         },
-        (error: unknown) => finish('error', asError(error)),
+        (error: unknown) => finish('error', undefined, asError(error)),
       );
     });
   }
