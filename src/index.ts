@@ -2,7 +2,7 @@ export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
-export type { ReleaseResult } from './lock/grant.js';
+export type { ReleaseResult, SettledRelease } from './lock/grant.js';
 export type { Resources } from './lock/validate.js';
 export {
   DEFAULT_OPTIONS,

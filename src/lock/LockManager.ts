@@ -166,14 +166,17 @@ export abstract class LockManager implements Locker {
   }
 
   async #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
-    const startedAt = this.settings.clock.now();
+    const clock = this.settings.clock;
+    const startedAt = clock.now();
     const result = await this.releaseOnNodes(keys, value);
-    publish<ReleaseEvent>('release', () => ({
-      resources: keys,
-      released: result.released,
-      durationMs: this.settings.clock.now() - startedAt,
-      nodes: result.outcomes,
-    }));
+    void result.settled.then((all) =>
+      publish<ReleaseEvent>('release', () => ({
+        resources: keys,
+        released: all.released,
+        durationMs: clock.now() - startedAt,
+        nodes: all.outcomes,
+      })),
+    );
     return result;
   }
 

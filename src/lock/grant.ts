@@ -10,13 +10,23 @@ export interface Grant {
   readonly fencingTokens?: readonly bigint[];
 }
 
-/** What release() reports. It never rejects for node failures: they are in `outcomes`. */
-export interface ReleaseResult {
+/** Every node's answer to a release. */
+export interface SettledRelease {
   /** Nodes on which our keys were still there and were deleted. */
   readonly released: number;
   /** Nodes asked. */
   readonly nodes: number;
   readonly outcomes: readonly ReleaseOutcome[];
+}
+
+/**
+ * What release() reports, as soon as the outcome is decided: our keys are
+ * gone from a quorum, or enough nodes answered otherwise (expired, foreign,
+ * unreachable). `released` and `outcomes` cover the nodes that had answered
+ * then; `settled` resolves once every node has. Never rejects.
+ */
+export interface ReleaseResult extends SettledRelease {
+  readonly settled: Promise<SettledRelease>;
 }
 
 /** The node operations a Lock handle needs from the locker that made it. */

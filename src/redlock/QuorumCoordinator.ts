@@ -101,10 +101,13 @@ export class QuorumCoordinator extends LockManager {
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
 
+  /** Resolves when the vote is decided; the slowest nodes finish in `settled`. */
   protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
     const timeoutMs = this.settings.nodeTimeoutMs;
-    const outcomes = await Promise.all(this.nodes.map((node) => node.release(keys, value, timeoutMs)));
-    return { released: countStatus(outcomes, 'ok'), nodes: this.nodes.length, outcomes };
+    const nodes = this.nodes.length;
+    const result = await vote(this.nodes, this.quorum, (node) => node.release(keys, value, timeoutMs));
+    const settled = result.settled.then((outcomes) => ({ released: countStatus(outcomes, 'ok'), nodes, outcomes }));
+    return { released: countStatus(result.outcomes, 'ok'), nodes, outcomes: result.outcomes, settled };
   }
 
   /**

