@@ -14,6 +14,7 @@ import {
   type TryAcquireOptions,
   type UsingOptions,
 } from './options.js';
+import { fullJitterDelay } from './backoff.js';
 import { randomValue } from './randomValue.js';
 import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
@@ -67,16 +68,19 @@ export abstract class LockManager implements Locker {
         )
       : undefined;
     let attempt = 0;
+    let acquired = false;
     try {
-      await wait?.queueBehindOthers();
+      await wait?.queueBehindOthers(fullJitterDelay(1, policy.retry));
       const attemptOnce = (): Promise<Grant> => {
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);
       };
       const grant = await retryAcquire(attemptOnce, policy, clock, wait?.pause);
-      return await this.#handOver(keys, value, grant, policy.signal);
+      const lock = await this.#handOver(keys, value, grant, policy.signal);
+      acquired = true;
+      return lock;
     } finally {
-      wait?.close();
+      wait?.close(acquired);
     }
   }
 

@@ -2,6 +2,26 @@ import type { Clock } from '../clock/Clock.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 import { hasWaiters, joinLine, type Place } from './WaitLine.js';
 
+/** One release watch per line, shared by its waiters (only the head waits on it). */
+const lineWatches = new Map<string, { watch: ReleaseWatch; users: number }>();
+
+function attachLineWatch(lineKey: string, open: () => ReleaseWatch): ReleaseWatch {
+  let entry = lineWatches.get(lineKey);
+  if (!entry) {
+    entry = { watch: open(), users: 0 };
+    lineWatches.set(lineKey, entry);
+  }
+  entry.users++;
+  return entry.watch;
+}
+
+function detachLineWatch(lineKey: string): void {
+  const entry = lineWatches.get(lineKey);
+  if (!entry || --entry.users > 0) return;
+  lineWatches.delete(lineKey);
+  entry.watch.close();
+}
+
 /**
  * How one acquire call waits once the resource turns out to be held: it takes
  * its place in this process's line (behind earlier local waiters), and from
@@ -25,9 +45,15 @@ export class ContendedWait {
     this.#openWatch = openWatch;
   }
 
-  /** Before the first attempt: if others of this process already wait, wait for our turn behind them. */
-  async queueBehindOthers(): Promise<void> {
-    if (hasWaiters(this.#lineKey)) await this.#takePlace();
+  /**
+   * Before the first attempt: if others of this process already wait, waits
+   * for our turn behind them; if the one before us took the lock, also waits
+   * (up to `firstDelayMs`) for its release to be announced.
+   */
+  async queueBehindOthers(firstDelayMs: number): Promise<void> {
+    if (!hasWaiters(this.#lineKey)) return;
+    const watch = await this.#takePlace();
+    if (this.#place?.followsLocalHolder) await watch.wait(firstDelayMs, this.#signal);
   }
 
   /** Right before each attempt: releases seen so far no longer count. */
@@ -37,22 +63,25 @@ export class ContendedWait {
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   readonly pause = async (delayMs: number): Promise<void> => {
-    if (!this.#place) await this.#takePlace();
-    if (!this.#watch) {
-      this.#watch = this.#openWatch();
+    const watch = this.#watch ?? (await this.#takePlace());
+    if (!watch.opened) {
+      await watch.open();
       // Try again as soon as we listen: a release may have come just before.
-      return this.#watch.open();
+      return;
     }
-    return this.#watch.wait(delayMs, this.#signal);
+    return watch.wait(delayMs, this.#signal);
   };
 
-  close(): void {
-    this.#watch?.close();
-    this.#place?.leave();
+  /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
+  close(acquired: boolean): void {
+    this.#place?.leave(acquired);
+    if (this.#watch) detachLineWatch(this.#lineKey);
   }
 
-  async #takePlace(): Promise<void> {
+  async #takePlace(): Promise<ReleaseWatch> {
     this.#place = joinLine(this.#lineKey);
+    this.#watch = attachLineWatch(this.#lineKey, this.#openWatch);
     await this.#place.turn(this.#deadline - this.#clock.now(), this.#signal);
+    return this.#watch;
   }
 }

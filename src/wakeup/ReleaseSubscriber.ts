@@ -3,8 +3,12 @@ import type { RedisClient } from '../node/RedisNodeBackend.js';
 
 type Listener = () => void;
 
-/** An idle subscriber closes after this long, so a process can exit by itself. */
-const IDLE_CLOSE_MS = 500;
+/**
+ * How long a channel nobody listens to stays subscribed (and an idle
+ * connection open): bursts of contention then cost one SUBSCRIBE, not one per
+ * critical section, and a process still exits by itself soon after.
+ */
+const LINGER_MS = 500;
 
 const byNode = new Map<string, ReleaseSubscriber>();
 
@@ -19,7 +23,7 @@ export class ReleaseSubscriber {
   #connection: Redis | undefined;
   readonly #listeners = new Map<string, Set<Listener>>();
   readonly #subscribed = new Map<string, Promise<unknown>>();
-  #idleTimer: NodeJS.Timeout | undefined;
+  #sweepTimer: NodeJS.Timeout | undefined;
 
   private constructor(source: RedisClient, node: string) {
     this.#source = source;
@@ -41,7 +45,6 @@ export class ReleaseSubscriber {
    * on polling); resolves to the function that stops listening.
    */
   async watch(channels: readonly string[], listener: Listener, timeoutMs: number): Promise<() => void> {
-    clearTimeout(this.#idleTimer);
     const connection = this.#connect();
     const confirmations: Promise<unknown>[] = [];
     for (const channel of channels) {
@@ -49,32 +52,46 @@ export class ReleaseSubscriber {
       if (!listeners) {
         listeners = new Set();
         this.#listeners.set(channel, listeners);
-        this.#subscribed.set(channel, connection.subscribe(channel).catch(() => undefined));
       }
       listeners.add(listener);
-      confirmations.push(this.#subscribed.get(channel) as Promise<unknown>);
+      let confirmation = this.#subscribed.get(channel);
+      if (!confirmation) {
+        confirmation = connection.subscribe(channel).catch(() => undefined);
+        this.#subscribed.set(channel, confirmation);
+      }
+      confirmations.push(confirmation);
     }
     await withDeadline(Promise.all(confirmations), timeoutMs);
     let active = true;
     return () => {
       if (!active) return;
       active = false;
-      this.#unwatch(channels, listener);
+      for (const channel of channels) this.#listeners.get(channel)?.delete(listener);
+      this.#scheduleSweep();
     };
   }
 
-  #unwatch(channels: readonly string[], listener: Listener): void {
-    const unused: string[] = [];
-    for (const channel of channels) {
-      const listeners = this.#listeners.get(channel);
-      if (!listeners?.delete(listener) || listeners.size > 0) continue;
+  #scheduleSweep(): void {
+    if (this.#sweepTimer) return;
+    this.#sweepTimer = setTimeout(() => {
+      this.#sweepTimer = undefined;
+      this.#sweep();
+    }, LINGER_MS);
+    this.#sweepTimer.unref();
+  }
+
+  /** Unsubscribes channels nobody listens to; closes the connection once none is left. */
+  #sweep(): void {
+    const unused = [...this.#listeners].filter(([, listeners]) => listeners.size === 0).map(([channel]) => channel);
+    for (const channel of unused) {
       this.#listeners.delete(channel);
       this.#subscribed.delete(channel);
-      unused.push(channel);
     }
     if (this.#listeners.size === 0) {
-      this.#idleTimer = setTimeout(() => this.#close(), IDLE_CLOSE_MS);
-      this.#idleTimer.unref();
+      this.#connection?.disconnect();
+      this.#connection = undefined;
+      this.#subscribed.clear();
+      if (byNode.get(this.#node) === this) byNode.delete(this.#node);
     } else if (unused.length > 0) {
       this.#connection?.unsubscribe(...unused).catch(() => undefined);
     }
@@ -87,7 +104,7 @@ export class ReleaseSubscriber {
     // so resubscribe here, where a failure only means waiters fall back to polling.
     const connection = (this.#source as Redis).duplicate({ autoResubscribe: false });
     connection.on('ready', () => {
-      if (this.#listeners.size > 0) connection.subscribe(...this.#listeners.keys()).catch(() => undefined);
+      if (this.#subscribed.size > 0) connection.subscribe(...this.#subscribed.keys()).catch(() => undefined);
     });
     // Errors surface as timeouts of the waiters' subscriptions; polling covers them.
     connection.on('error', () => undefined);
@@ -98,29 +115,16 @@ export class ReleaseSubscriber {
     this.#connection = connection;
     return connection;
   }
-
-  #close(): void {
-    if (this.#listeners.size > 0) return;
-    this.#connection?.disconnect();
-    this.#connection = undefined;
-    this.#subscribed.clear();
-    if (byNode.get(this.#node) === this) byNode.delete(this.#node);
-  }
 }
 
 function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     timer.unref();
-    promise.then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-    );
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    promise.then(done, done);
   });
 }

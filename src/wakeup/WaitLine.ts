@@ -21,6 +21,12 @@ export class Place {
   readonly #atHead: Promise<void>;
   #reachHead: () => void = () => undefined;
   #left = false;
+  /**
+   * Set when this place became the head because the previous head acquired
+   * the lock: the resource is then held by this process, and its release will
+   * be announced, so trying at once would only fail.
+   */
+  followsLocalHolder = false;
 
   constructor(key: string) {
     this.#key = key;
@@ -53,7 +59,7 @@ export class Place {
   }
 
   /** Leaves the line (idempotent); if this was the head, the next waiter's turn begins. */
-  leave(): void {
+  leave(acquired = false): void {
     if (this.#left) return;
     this.#left = true;
     const index = this.#line.indexOf(this);
@@ -62,6 +68,7 @@ export class Place {
       if (lines.get(this.#key) === this.#line) lines.delete(this.#key);
     } else if (index === 0) {
       const next = this.#line[0] as Place;
+      next.followsLocalHolder = acquired;
       next.#reachHead();
     }
   }

@@ -96,8 +96,9 @@ describe('wake-up on release', () => {
     await Promise.all(waiters);
     const perCriticalSection = ((await evalshaCalls(node)) - before) / 20;
     expect(order.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    // Each handoff: the holder's release, the head's acquire, and at most one
-    // failed attempt by the next head; every waiter's first try adds one.
-    expect(perCriticalSection).toBeLessThanOrEqual(5);
+    // Each handoff costs the head's acquire and the holder's release; every
+    // waiter's first try, before it joined the line, adds one more in all.
+    // (Without the line this was about 13; without the shared watch, about 5.)
+    expect(perCriticalSection).toBeLessThanOrEqual(4);
   }, 20_000);
 });
