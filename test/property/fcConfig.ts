@@ -55,6 +55,14 @@ export function report(label: string, counts: Record<string, number>): void {
   if (fcEnvironment.verbose !== undefined) console.log(`${label}: ${JSON.stringify(counts)}`);
 }
 
+/**
+ * Whether the property ran at least its default number of times: only then is "every kind
+ * of outcome showed up" a fair demand (`--runs 5` is for a quick look).
+ */
+export function fullRun(defaultRuns: number): boolean {
+  return runsFor(defaultRuns) >= defaultRuns;
+}
+
 /** Runs of a property: FC_RUNS when set, else the property's default. */
 export function runsFor(defaultRuns: number): number {
   return fcEnvironment.runs ?? defaultRuns;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, isQuorumLockError, type Lock, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { patient } from '../support/patient.js';
-import { checkProperty, commandsConstraints, report, timeoutFor } from './fcConfig.js';
+import { checkProperty, commandsConstraints, fullRun, report, timeoutFor } from './fcConfig.js';
 
 const OWNERS = 3;
 const RESOURCES = ['r1', 'r2', 'r3'] as const;
@@ -318,7 +318,7 @@ describe('RedisLock and Redlock against real redis-server nodes (model-based)', 
       );
       report(kind.name, Object.fromEntries(ran));
       for (const name of ['TryAcquire', 'Acquire', 'Extend', 'Release', 'Expire', 'Using', 'Race', 'UsingRace']) {
-        expect(ran.get(name) ?? 0, `${name} steps`).toBeGreaterThan(0);
+        if (fullRun(RUNS)) expect(ran.get(name) ?? 0, `${name} steps`).toBeGreaterThan(0);
       }
       ran.clear();
     }, timeoutFor(RUNS, 60_000));

@@ -23,6 +23,26 @@ import { type RequestPlan, SimulatedNode } from '../support/SimulatedNode.js';
 /** The fake-timer time as a Clock: LockNode's timeouts, backoff sleeps and node delays all run on it. */
 export const fakeTimerClock: Clock = { now: () => Date.now() };
 
+/**
+ * A node's own clock, running `rate` times as fast as the fake-timer time from
+ * `origin` on: a node with rate 1.5 expires keys after two thirds of their TTL.
+ */
+export class NodeClock implements Clock {
+  constructor(
+    readonly rate: number,
+    private readonly origin: number,
+  ) {}
+
+  now(): number {
+    return this.origin + (fakeTimerClock.now() - this.origin) * this.rate;
+  }
+
+  /** The fake-timer instant at which this clock shows `nodeInstant`. */
+  toFakeTime(nodeInstant: number): number {
+    return this.origin + (nodeInstant - this.origin) / this.rate;
+  }
+}
+
 interface Belief {
   readonly value: string;
   readonly keys: readonly string[];
@@ -100,7 +120,7 @@ export class History {
     const valid = [...this.#beliefs.values()].filter((b) => !b.ended && b.validUntil > now);
     for (const belief of valid) {
       if (belief.extending > 0) continue;
-      const holding = this.nodes.filter((node) => holdsUntil(node, belief, now));
+      const holding = this.nodes.filter((node) => holdsUntil(node, belief));
       if (holding.length < this.quorum) {
         this.fail(
           `${when}: ${short(belief.value)} on [${belief.keys}] is believed valid until ${belief.validUntil} (now ${now}) ` +
@@ -154,15 +174,24 @@ export class History {
 
   private describeNodes(keys: readonly string[]): string {
     return this.nodes
-      .map((node) => `${node.name}${node.isDown ? '(down)' : ''}{${keys.map((k) => `${k}=${short(node.get(k))}/${node.pttl(k)}`)}}`)
+      .map((node) => {
+        const rate = (node.clock as NodeClock).rate;
+        return `${node.name}${rate === 1 ? '' : `(clock x${rate.toFixed(3)})`}${node.isDown ? '(down)' : ''}{${keys.map((k) => `${k}=${short(node.get(k))}/${node.pttl(k)}`)}}`;
+      })
       .join(' ');
   }
 }
 
-/** The node holds every key with the value until at least validUntil, or refuses everyone until then. */
-function holdsUntil(node: SimulatedNode, belief: Belief, now: number): boolean {
-  if (node.availableAt >= belief.validUntil) return true;
-  return belief.keys.every((key) => node.get(key) === belief.value && now + node.pttl(key) >= belief.validUntil);
+/**
+ * The node holds every key with the value until at least validUntil, or refuses everyone
+ * until then; both counted on the coordinator's time, whatever the node's clock says.
+ */
+function holdsUntil(node: SimulatedNode, belief: Belief): boolean {
+  const clock = node.clock as NodeClock;
+  if (clock.toFakeTime(node.availableAt) >= belief.validUntil) return true;
+  return belief.keys.every(
+    (key) => node.get(key) === belief.value && clock.toFakeTime(clock.now() + node.pttl(key)) >= belief.validUntil,
+  );
 }
 
 function short(value: string | undefined): string {
@@ -225,6 +254,8 @@ export interface ClusterSetup {
   readonly plans: readonly (readonly RequestPlan[])[];
   /** Every reply takes at least this long (a real round trip is never instant). */
   readonly minReplyMs?: number;
+  /** How fast each node's clock runs against the coordinator's (default 1). */
+  readonly clockRates?: readonly number[];
   readonly options: LockerOptions;
   /** Node names must differ between runs: waiters line up per node names and keys, process-wide. */
   readonly namePrefix: string;
@@ -242,7 +273,8 @@ export function simulatedCluster(setup: ClusterSetup): SimulatedCluster {
       const plan = plans[(request.seq - 1) % Math.max(1, plans.length)] ?? {};
       return { ...plan, replyAfterMs: Math.max(setup.minReplyMs ?? 0, plan.replyAfterMs ?? 0) };
     };
-    return new SimulatedNode(`${setup.namePrefix}n${i}`, fakeTimerClock, planner);
+    const clock = new NodeClock(setup.clockRates?.[i] ?? 1, fakeTimerClock.now());
+    return new SimulatedNode(`${setup.namePrefix}n${i}`, clock, planner);
   });
   const lockNodes = nodes.map((node) => new LockNode(node, fakeTimerClock));
   const history = new History(nodes, Math.floor(nodes.length / 2) + 1, fakeTimerClock);
