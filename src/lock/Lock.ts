@@ -78,10 +78,18 @@ export class Lock {
       throw this.#endReason();
     }
     let grant: Grant;
+    const startedAt = this.#ops.clock.now();
     try {
       grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
     } catch (error) {
-      if (error instanceof LockLostError) this.#end(error);
+      if (error instanceof LockLostError) {
+        this.#end(error);
+      } else {
+        // Some nodes may have taken the new TTL; if it is shorter than what
+        // was left, our keys there now expire sooner than we believed.
+        this.#validUntil = Math.min(this.#validUntil, this.#ops.validUntilAfterExtend(ttlMs, startedAt));
+        if (this.#controller) this.#scheduleExpiry();
+      }
       throw error;
     }
     if (this.#ended) throw this.#endReason();

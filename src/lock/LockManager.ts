@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { validUntil } from '../clock/validity.js';
 import { startAutoExtension } from './autoExtend.js';
 import { type AcquireEvent, type ExtendEvent, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import type { NodeOutcome } from '../node/outcome.js';
@@ -36,6 +37,7 @@ export abstract class LockManager implements Locker {
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
       release: (keys, value) => this.#observedRelease(keys, value),
+      validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
   }
 

@@ -36,8 +36,9 @@ export function startAutoExtension(lock: Lock, ttlMs: number, extendAtFraction: 
           lock.markLost(new LockExpiredError(lock.resources));
           return;
         }
-        // Each retry takes a quarter of what is left, so several fit before expiry.
-        schedule(remaining / 4);
+        // Each retry takes a quarter of what is left, so several fit before
+        // expiry, but at least a millisecond: no burst of requests at the end.
+        schedule(Math.max(1, remaining / 4));
       },
     );
   };

@@ -32,6 +32,11 @@ export interface ReleaseResult extends SettledRelease {
 /** The node operations a Lock handle needs from the locker that made it. */
 export interface LockOperations {
   readonly clock: { now(): number };
+  /**
+   * When a lock whose extend to `ttlMs` started at `startedAt` is valid until
+   * at the latest, if the extend took effect on some nodes only.
+   */
+  validUntilAfterExtend(ttlMs: number, startedAt: number): number;
   /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
   extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   release(keys: readonly string[], value: string): Promise<ReleaseResult>;

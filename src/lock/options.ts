@@ -168,6 +168,10 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
   if (typeof resolved.clock?.now !== 'function') {
     throw new InvalidArgumentError(`${argument}.clock`, `expected an object with a now() method, got ${describe(resolved.clock)}`);
   }
+  const sample: unknown = resolved.clock.now();
+  if (typeof sample !== 'number' || !Number.isFinite(sample)) {
+    throw new InvalidArgumentError(`${argument}.clock`, `now() must return finite milliseconds, returned ${describe(sample)}`);
+  }
   return Object.freeze(resolved);
 }
 

@@ -93,7 +93,9 @@ export function describe(value: unknown): string {
       return 'a function';
     case 'symbol':
       return 'a symbol';
-    default:
-      return value.constructor?.name ? `a ${value.constructor.name}` : 'an object';
+    default: {
+      const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object';
+    }
   }
 }

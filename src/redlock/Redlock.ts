@@ -25,7 +25,8 @@ function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
     throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${describe(clients)}`);
   }
   const seen = new Map<unknown, number>();
-  return clients.map((client: unknown, index) => {
+  // Array.from visits the holes of a sparse array too, so each is named.
+  return Array.from(clients as unknown[], (client: unknown, index) => {
     const argument = `clients[${index}]`;
     assertClient(client, argument);
     const first = seen.get(client);

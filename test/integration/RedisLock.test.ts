@@ -129,6 +129,18 @@ describe('RedisLock', () => {
     expect(await redis.pttl('taken')).toBeLessThanOrEqual(5_000);
   });
 
+  it('a failed extend to a shorter TTL shortens the lock’s own validity too', async () => {
+    const lock = await new RedisLock(redis, patient).acquire('shrink', 10_000);
+    // ttl 2 ms minus the drift allowance leaves no validity: the extend fails,
+    // but the node already took the 2 ms TTL.
+    await expect(lock.extend(2)).rejects.toMatchObject({ code: ErrorCode.VALIDITY_EXHAUSTED });
+    expect(lock.remainingMs()).toBe(0);
+    await sleep(20);
+    const next = await new RedisLock(other, patient).tryAcquire('shrink', 10_000);
+    expect(next).not.toBeNull();
+    await next?.release();
+  });
+
   it('fails to extend an expired lock without a round trip', async () => {
     const lock = await new RedisLock(redis, patient).acquire('late', 30);
     await sleep(80);

@@ -201,6 +201,8 @@ describe('Redlock on 5 nodes', () => {
     expect(() => new Redlock([clients[0]!, clients[1]!, clients[0]!])).toThrow(/clients\[2\]/);
     expect(() => new Redlock([], patient)).toThrow(InvalidArgumentError);
     expect(() => new Redlock([clients[0]!, 'x' as never])).toThrow(/clients\[1\]/);
+    // eslint-disable-next-line no-sparse-arrays
+    expect(() => new Redlock([clients[0]!, , clients[2]!] as never)).toThrow(/clients\[1\]/);
   });
 });
 

@@ -69,3 +69,15 @@ describe('input validation', () => {
     expect(resolved.retry).toEqual(DEFAULT_OPTIONS.retry);
   });
 });
+
+describe('odd inputs found by the property tests', () => {
+  it('describes an object whose constructor name is a symbol without throwing', () => {
+    expect(argumentOf(() => normalizeResources({ constructor: { name: Symbol('odd') } }))).toBe('resources');
+  });
+
+  it('refuses a clock whose now() does not return finite milliseconds', () => {
+    expect(argumentOf(() => resolveLockerOptions({ clock: { now: () => Number.NaN } }))).toBe('options.clock');
+    expect(argumentOf(() => resolveLockerOptions({ clock: { now: () => 5n } }))).toBe('options.clock');
+    expect(argumentOf(() => resolveLockerOptions({ clock: { now: () => Symbol('t') } }))).toBe('options.clock');
+  });
+});
