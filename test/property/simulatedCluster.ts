@@ -64,17 +64,12 @@ export class History {
   readonly #beliefs = new Map<string, Belief>();
   /** Values whose every acquire attempt failed (so far). */
   readonly #attempted = new Map<string, readonly string[]>();
-  #grants = 0;
 
   constructor(
     private readonly nodes: readonly SimulatedNode[],
     private readonly quorum: number,
     private readonly clock: Clock,
   ) {}
-
-  get grants(): number {
-    return this.#grants;
-  }
 
   attempted(value: string, keys: readonly string[]): void {
     this.#attempted.set(value, keys);
@@ -85,7 +80,6 @@ export class History {
   }
 
   granted(value: string, keys: readonly string[], grant: Grant): void {
-    this.#grants++;
     tally.grants++;
     this.#beliefs.set(value, { value, keys, validUntil: grant.validUntil, ended: false, released: false, extending: 0 });
     this.check(`granted ${short(value)}`);
