@@ -5,6 +5,7 @@ import {
   InvalidArgumentError,
   LockExpiredError,
   LockLostError,
+  type QuorumLockError,
   QuorumUnreachableError,
   RedisLock,
 } from '../../src/index.js';
@@ -131,9 +132,11 @@ describe('RedisLock', () => {
 
   it('a failed extend to a shorter TTL shortens the lock’s own validity too', async () => {
     const lock = await new RedisLock(redis, patient).acquire('shrink', 10_000);
-    // ttl 2 ms minus the drift allowance leaves no validity: the extend fails,
-    // but the node already took the 2 ms TTL.
-    await expect(lock.extend(2)).rejects.toMatchObject({ code: ErrorCode.VALIDITY_EXHAUSTED });
+    // ttl 2 ms minus the drift allowance leaves no validity: the extend fails
+    // (or its 2 ms node timeout runs out first on a busy machine), but the
+    // node may already have taken the 2 ms TTL.
+    const error = await lock.extend(2).catch((e: unknown) => e);
+    expect([ErrorCode.VALIDITY_EXHAUSTED, ErrorCode.QUORUM_UNREACHABLE]).toContain((error as QuorumLockError).code);
     expect(lock.remainingMs()).toBe(0);
     await sleep(20);
     const next = await new RedisLock(other, patient).tryAcquire('shrink', 10_000);
