@@ -5,7 +5,10 @@
  */
 export interface NodeBackend {
   readonly name: string;
-  /** True when every key now holds `value`; false when any holds another value. */
+  /**
+   * True when every key now holds `value`; false when any holds another value.
+   * A single key that already holds `value` itself counts as held (SET NX).
+   */
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /** True when every key still held `value` and got the new TTL. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;

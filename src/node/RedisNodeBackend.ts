@@ -1,5 +1,14 @@
 import type { Cluster, Redis } from 'ioredis';
-import { acquire, acquireFenced, extend, fence, RELEASE_CHANNEL_PREFIX, release, type ScriptClient } from '../scripts/index.js';
+import {
+  acquire,
+  acquireFenced,
+  extend,
+  fence,
+  RELEASE_CHANNEL_PREFIX,
+  release,
+  type ScriptClient,
+  type SetClient,
+} from '../scripts/index.js';
 import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
@@ -10,7 +19,7 @@ export type RedisClient = Redis | Cluster;
 /** Runs the lock scripts on one ioredis client. */
 export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
-  private readonly scripts: ScriptClient;
+  private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   private readonly keyPrefix: string;
 
@@ -18,7 +27,7 @@ export class RedisNodeBackend implements NodeBackend {
     private readonly client: RedisClient,
     name?: string,
   ) {
-    this.scripts = client as unknown as ScriptClient;
+    this.scripts = client as unknown as ScriptClient & SetClient;
     this.keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.name = name ?? describeClient(client);

@@ -1,5 +1,5 @@
 export { type ScriptClient, LuaScript } from './LuaScript.js';
-export { acquire, acquireFenced, acquireScript } from './acquire.js';
+export { acquire, acquireFenced, acquireScript, type SetClient } from './acquire.js';
 export { extend, extendScript } from './extend.js';
 export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';

@@ -131,9 +131,13 @@ export class SimulatedNode implements NodeBackend {
 
   // --- the three scripts, applied at once --------------------------------------
 
-  /** acquire.lua: all keys or none; true when every key now holds `value`. */
+  /**
+   * acquire.lua: all keys or none; true when every key now holds `value`.
+   * One key is a SET NX PX, which refuses a key holding our own value too.
+   */
   applyAcquire(keys: readonly string[], value: string, ttlMs: number): { result: boolean; changed: Changed } {
     assertTtl(ttlMs);
+    if (keys.length === 1 && this.get(keys[0] as string) !== undefined) return { result: false, changed: [] };
     for (const key of keys) {
       const current = this.get(key);
       if (current !== undefined && current !== value) return { result: false, changed: [] };
