@@ -5,7 +5,7 @@
  * AbortSignal, so an acquire in flight when a round ends runs to its end.
  */
 import type { Redis } from 'ioredis';
-import type { BenchLocker, HeldLock } from './types.js';
+import type { BenchLocker, Contender, HeldLock } from './types.js';
 
 export interface RedlockStyleSettings {
   readonly retryCount?: number;
@@ -52,4 +52,34 @@ export function redlockStyleLocker(
 /** Retry settings whose window (retryCount × retryDelay) lasts about `windowMs`. */
 export function retryEvery(retryDelay: number, windowMs: number): Required<RedlockStyleSettings> {
   return { retryDelay, retryJitter: Math.ceil(retryDelay / 2), retryCount: Math.ceil(windowMs / retryDelay) };
+}
+
+/**
+ * Most critical sections per second without give-ups in a sweep of
+ * retryDelay 5, 10, 20, 50, 100 ms (jitter half of it, a 10 s window like the
+ * other libraries' acquire timeout) on 1 and 5 nodes; see bench/README.md.
+ * The fork retries like node-redlock, so both get these settings.
+ */
+export const REDLOCK_STYLE_BEST = retryEvery(100, 10_000);
+
+/** A library of this API at its defaults and at its best settings. */
+export function redlockStyleContenders(
+  library: Contender['library'],
+  make: (clients: Redis[], settings: RedlockStyleSettings) => RedlockStyleInstance,
+  isGiveUp: (error: unknown) => boolean,
+): { defaults: Contender; best: Contender } {
+  const contender = (variant: Contender['variant'], settings: RedlockStyleSettings, described: string): Contender => ({
+    library,
+    variant,
+    role: 'peer',
+    settings: described,
+    differsIn: variant === 'best' ? ['contended'] : undefined,
+    className: () => 'Redlock',
+    create: (clients) => redlockStyleLocker((list) => make(list, settings), clients, isGiveUp),
+  });
+  const best = REDLOCK_STYLE_BEST;
+  return {
+    defaults: contender('defaults', {}, 'defaults: retryCount 10, retryDelay 200 ± 100 ms'),
+    best: contender('best', best, `retryCount ${best.retryCount}, retryDelay ${best.retryDelay} ± ${best.retryJitter} ms`),
+  };
 }
