@@ -68,22 +68,36 @@ function drop(model: Model, owner: number): void {
   model.owners[owner] = { lock: undefined, stale: false };
 }
 
-/** Every node shows what the model says: each held resource has its holder's value on a quorum and nothing else anywhere. */
+/**
+ * Every node shows what the model says: each held resource has its holder's value on a
+ * quorum and nothing else anywhere. A release resolves once a quorum has deleted, so the
+ * slowest node may still be on its way: the nodes get a moment to settle.
+ */
 async function checkNodes(model: Model, real: Real, after: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const problem = await nodeMismatch(model, real);
+    if (problem === undefined) return;
+    if (attempt >= 100) expect.fail(`after ${after}: ${problem}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function nodeMismatch(model: Model, real: Real): Promise<string | undefined> {
   for (const resource of RESOURCES) {
     const values = await Promise.all(real.nodes.map((node) => node.get(resource)));
     const holder = model.holders.get(resource);
     const expected = holder === undefined ? undefined : model.owners[holder]?.lock?.value;
-    const where = `after ${after}, ${resource} on the nodes: ${JSON.stringify(values)}`;
+    const where = `${resource} on the nodes: ${JSON.stringify(values)}, expected ${expected ?? 'nothing'}`;
     if (expected === undefined) {
-      expect(values.every((v) => v === null), where).toBe(true);
+      if (!values.every((v) => v === null)) return where;
     } else {
-      expect(values.filter((v) => v === expected).length, where).toBeGreaterThanOrEqual(real.quorum);
-      expect(values.every((v) => v === expected || v === null), where).toBe(true);
+      if (values.filter((v) => v === expected).length < real.quorum) return `${where} on a quorum`;
+      if (!values.every((v) => v === expected || v === null)) return where;
       const ttls = await Promise.all(real.nodes.map((node) => node.pttl(resource)));
-      for (const [i, ttl] of ttls.entries()) if (values[i] !== null) expect(ttl, where).toBeGreaterThan(0);
+      if (ttls.some((ttl, i) => values[i] !== null && ttl <= 0)) return `${where}, PTTLs ${ttls}`;
     }
   }
+  return undefined;
 }
 
 class TryAcquire implements Command {
@@ -159,6 +173,8 @@ class Release implements Command {
     else expect(first.released, `${this}`).toBeGreaterThanOrEqual(r.quorum);
     expect(first.nodes).toBe(r.nodes.length);
     expect(await lock.release(), 'release is idempotent').toBe(first);
+    const settled = await first.settled;
+    expect(settled.released, `${this}: deleted on every node it landed on`).toBeGreaterThanOrEqual(first.released);
     drop(m, this.owner);
     await checkNodes(m, r, this.toString());
   }

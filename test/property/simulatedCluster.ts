@@ -4,9 +4,10 @@
  * follows what every lock's holder believes (valid until when) and checks,
  * whenever something happens, what the Redlock algorithm promises:
  *
- * - while a holder believes its lock valid, a quorum of nodes holds its value
- *   at least until then (a node down after a delayed restart counts: it takes
- *   nobody's lock meanwhile);
+ * - while a holder believes its lock valid (its Lock handle's validUntil), a
+ *   quorum of nodes holds its value at least until then (a node down after a
+ *   delayed restart counts: it takes nobody's lock meanwhile); and every grant
+ *   or extension is backed by such a quorum the moment it is made;
  * - no two holders of one resource believe themselves valid at the same time;
  * - extend and release touch only keys that hold their own value;
  * - an acquire that failed, and a released lock, sent a release to every node
@@ -15,6 +16,7 @@
 import type { Clock } from '../../src/clock/Clock.js';
 import { isQuorumLockError, LockLostError } from '../../src/lock/errors.js';
 import type { Grant, ReleaseResult } from '../../src/lock/grant.js';
+import type { Lock } from '../../src/lock/Lock.js';
 import { type LockerOptions, resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';
 import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
@@ -46,13 +48,22 @@ export class NodeClock implements Clock {
 interface Belief {
   readonly value: string;
   readonly keys: readonly string[];
-  validUntil: number;
+  /** The validity the acquire granted: what the holder believes until its Lock handle is known. */
+  readonly granted: number;
+  /** The holder's handle: from then on its validUntil is the belief (extends change it). */
+  lock?: Lock;
   /** Released, or lost (a quorum said the value is gone). */
   ended: boolean;
   /** release() was called: it must reach every node. */
   released: boolean;
-  /** An extend is on its way: the nodes may already hold its TTL, the holder does not know yet. */
+  /** Extends on their way: the nodes may already hold the new TTL, the holder does not know yet. */
   extending: number;
+  /** Extends that ended since the last quiet moment: the handle may not have taken their result in yet. */
+  unsettled: number;
+}
+
+function believedUntil(belief: Belief): number {
+  return belief.lock?.validUntil ?? belief.granted;
 }
 
 /** What the runs exercised, so a property cannot pass by exercising nothing. */
@@ -81,8 +92,14 @@ export class History {
 
   granted(value: string, keys: readonly string[], grant: Grant): void {
     tally.grants++;
-    this.#beliefs.set(value, { value, keys, validUntil: grant.validUntil, ended: false, released: false, extending: 0 });
+    this.#beliefs.set(value, { value, keys, granted: grant.validUntil, ended: false, released: false, extending: 0, unsettled: 0 });
     this.check(`granted ${short(value)}`);
+  }
+
+  /** The handle the holder got: what it believes is read from it from now on. */
+  track(lock: Lock): void {
+    const belief = this.#beliefs.get(lock.value);
+    if (belief) belief.lock = lock;
   }
 
   extending(value: string): void {
@@ -90,15 +107,19 @@ export class History {
     if (belief) belief.extending++;
   }
 
-  extended(value: string, outcome: { grant?: Grant; error?: unknown }): void {
+  extended(value: string, keys: readonly string[], outcome: { grant?: Grant; error?: unknown }): void {
     const belief = this.#beliefs.get(value);
     if (!belief) return;
     belief.extending--;
-    // As the Lock handle does: a new validity on success, ended on LockLostError, unchanged otherwise.
-    if (outcome.grant && !belief.ended) belief.validUntil = outcome.grant.validUntil;
-    if (outcome.grant) tally.extended++;
-    else tally.failedExtends++;
+    belief.unsettled++;
     if (outcome.error instanceof LockLostError) belief.ended = true;
+    if (outcome.grant) {
+      tally.extended++;
+      // (Unless a release overtook it: then the extension means nothing, and the handle says so.)
+      if (!belief.ended) this.checkQuorum(`extend of ${short(value)} granted`, value, keys, outcome.grant.validUntil);
+    } else {
+      tally.failedExtends++;
+    }
     this.check(`extend of ${short(value)} ${outcome.grant ? 'granted' : `failed (${describeError(outcome.error)})`}`);
   }
 
@@ -108,29 +129,38 @@ export class History {
     if (belief) belief.ended = belief.released = true;
   }
 
-  /** The invariants that must hold at every instant. */
-  check(when: string): void {
+  /**
+   * The invariants that must hold at every instant. `quiet`: every call has run as far as
+   * it can without time passing, so each handle has taken in its extends' results.
+   */
+  check(when: string, quiet = false): void {
     const now = this.clock.now();
-    const valid = [...this.#beliefs.values()].filter((b) => !b.ended && b.validUntil > now);
+    const valid = [...this.#beliefs.values()].filter((b) => !b.ended && believedUntil(b) > now);
     for (const belief of valid) {
-      if (belief.extending > 0) continue;
-      const holding = this.nodes.filter((node) => holdsUntil(node, belief));
-      if (holding.length < this.quorum) {
-        this.fail(
-          `${when}: ${short(belief.value)} on [${belief.keys}] is believed valid until ${belief.validUntil} (now ${now}) ` +
-            `but only ${holding.length} node(s) hold it that long (quorum ${this.quorum}): ${this.describeNodes(belief.keys)}`,
-        );
-      }
+      if (quiet) belief.unsettled = 0;
+      if (belief.extending > 0 || belief.unsettled > 0) continue;
+      this.checkQuorum(when, belief.value, belief.keys, believedUntil(belief));
     }
     for (const [i, a] of valid.entries()) {
       for (const b of valid.slice(i + 1)) {
         if (a.keys.some((key) => b.keys.includes(key))) {
           this.fail(
-            `${when}: ${short(a.value)} (until ${a.validUntil}) and ${short(b.value)} (until ${b.validUntil}) ` +
+            `${when}: ${short(a.value)} (until ${believedUntil(a)}) and ${short(b.value)} (until ${believedUntil(b)}) ` +
               `both believe they hold [${a.keys.filter((k) => b.keys.includes(k))}] at ${now}`,
           );
         }
       }
+    }
+  }
+
+  /** A quorum of nodes holds `value` on every key at least until `validUntil`. */
+  private checkQuorum(when: string, value: string, keys: readonly string[], validUntil: number): void {
+    const holding = this.nodes.filter((node) => holdsUntil(node, value, keys, validUntil));
+    if (holding.length < this.quorum) {
+      this.fail(
+        `${when}: ${short(value)} on [${keys}] is believed valid until ${validUntil} (now ${this.clock.now()}) ` +
+          `but only ${holding.length} node(s) hold it that long (quorum ${this.quorum}): ${this.describeNodes(keys)}`,
+      );
     }
   }
 
@@ -180,12 +210,10 @@ export class History {
  * The node holds every key with the value until at least validUntil, or refuses everyone
  * until then; both counted on the coordinator's time, whatever the node's clock says.
  */
-function holdsUntil(node: SimulatedNode, belief: Belief): boolean {
+function holdsUntil(node: SimulatedNode, value: string, keys: readonly string[], validUntil: number): boolean {
   const clock = node.clock as NodeClock;
-  if (clock.toFakeTime(node.availableAt) >= belief.validUntil) return true;
-  return belief.keys.every(
-    (key) => node.get(key) === belief.value && clock.toFakeTime(clock.now() + node.pttl(key)) >= belief.validUntil,
-  );
+  if (clock.toFakeTime(node.availableAt) >= validUntil) return true;
+  return keys.every((key) => node.get(key) === value && clock.toFakeTime(clock.now() + node.pttl(key)) >= validUntil);
 }
 
 function short(value: string | undefined): string {
@@ -225,14 +253,14 @@ export class SimulatedLocker extends QuorumCoordinator {
   }
 
   protected override async extendOnNodes(...args: Parameters<QuorumCoordinator['extendOnNodes']>): Promise<Grant> {
-    const [, value] = args;
+    const [keys, value] = args;
     this.history.extending(value);
     try {
       const grant = await super.extendOnNodes(...args);
-      this.history.extended(value, { grant });
+      this.history.extended(value, keys, { grant });
       return grant;
     } catch (error) {
-      this.history.extended(value, { error });
+      this.history.extended(value, keys, { error });
       throw error;
     }
   }
@@ -261,9 +289,24 @@ export interface SimulatedCluster {
   readonly history: History;
 }
 
+/**
+ * More requests than any run needs: a node that gets them is in a retry loop that never
+ * waits, which on instant simulated nodes would spin without time passing (until memory
+ * runs out). From then on the node stops answering, so time moves and the run ends, with
+ * the loop reported as a violation.
+ */
+const RUNAWAY_REQUESTS = 10_000;
+
 export function simulatedCluster(setup: ClusterSetup): SimulatedCluster {
+  let history: History | undefined;
   const nodes = setup.plans.map((plans, i) => {
-    const planner = (request: { seq: number }): RequestPlan => {
+    const planner = (request: { seq: number; op: string }): RequestPlan => {
+      if (request.seq >= RUNAWAY_REQUESTS) {
+        if (request.seq === RUNAWAY_REQUESTS) {
+          history?.fail(`runaway: node ${i} got ${RUNAWAY_REQUESTS} requests (the last a${request.op === 'acquire' ? 'n' : ''} ${request.op}): a retry loop that never waits`);
+        }
+        return { fate: 'lose-reply', applyAfterMs: 60_000 };
+      }
       const plan = plans[(request.seq - 1) % Math.max(1, plans.length)] ?? {};
       return { ...plan, replyAfterMs: Math.max(setup.minReplyMs ?? 0, plan.replyAfterMs ?? 0) };
     };
@@ -271,7 +314,7 @@ export function simulatedCluster(setup: ClusterSetup): SimulatedCluster {
     return new SimulatedNode(`${setup.namePrefix}n${i}`, clock, planner);
   });
   const lockNodes = nodes.map((node) => new LockNode(node, fakeTimerClock));
-  const history = new History(nodes, Math.floor(nodes.length / 2) + 1, fakeTimerClock);
+  history = new History(nodes, Math.floor(nodes.length / 2) + 1, fakeTimerClock);
   const locker = new SimulatedLocker(lockNodes, { ...setup.options, clock: fakeTimerClock }, history);
   return { nodes, locker, history };
 }
