@@ -12,8 +12,11 @@ export interface NodeBackend {
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /** True when every key still held `value` and got the new TTL. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
-  /** How many keys still held `value` and were deleted. */
-  release(keys: readonly string[], value: string): Promise<number>;
+  /**
+   * How many keys still held `value` and were deleted; each is announced to
+   * release watchers unless `announce` is false (undoing a failed attempt).
+   */
+  release(keys: readonly string[], value: string, announce?: boolean): Promise<number>;
   /**
    * Acquire that also hands out each resource's next fencing token; null when
    * any key holds another value. Backends without it cannot serve `fencing: true`.

@@ -60,6 +60,21 @@ describe('wake-up on release', () => {
     await lock.release();
   }, 15_000);
 
+  it('a waiter is not woken by the undo of its own failed attempt', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const counter = countAttempts();
+    try {
+      // A 2 ms TTL leaves no validity after the drift allowance: every attempt
+      // lands, fails and is undone. Woken by its own undo, the waiter used to
+      // retry at once, about 500 times in 300 ms.
+      const error = await new RedisLock(client, patient).acquire('self', 2, { acquireTimeoutMs: 300 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'QUORUMLOCK_VALIDITY_EXHAUSTED' });
+      expect(counter.attempts()).toBeLessThan(40);
+    } finally {
+      counter.stop();
+    }
+  });
+
   it('without wakeUp, waiting is left to polling', async () => {
     const holder = await new RedisLock(nodes.clients()[0]!, patient).acquire('poll', 10_000);
     const counter = countAttempts();

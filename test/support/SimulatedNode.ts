@@ -113,8 +113,8 @@ export class SimulatedNode implements NodeBackend {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
-  release(keys: readonly string[], value: string): Promise<number> {
-    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value));
+  release(keys: readonly string[], value: string, announce = true): Promise<number> {
+    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
   }
 
   /** As RedisNodeBackend.watchReleases: `onRelease` hears every key a release deletes here. */
@@ -158,14 +158,14 @@ export class SimulatedNode implements NodeBackend {
   }
 
   /** release.lua: deletes each key still holding `value`; returns how many. */
-  applyRelease(keys: readonly string[], value: string): { result: number; changed: Changed } {
+  applyRelease(keys: readonly string[], value: string, announce = true): { result: number; changed: Changed } {
     const changed: { key: string; before: string }[] = [];
     for (const key of keys) {
       if (this.get(key) === value) {
         this.store.delete(key);
         changed.push({ key, before: value });
         // Pub/sub messages travel on the subscriber's own connection: they arrive after the script ran.
-        for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
+        if (announce) for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
       }
     }
     return { result: changed.length, changed };
