@@ -63,7 +63,7 @@ async function attempting(cli: CliProcess): Promise<void> {
     const list = await client.client('LIST');
     return String(list)
       .split('\n')
-      .some((line) => line.includes(`name=quorumlock:exec:${cli.pid} `) && /cmd=(evalsha|eval) /.test(line));
+      .some((line) => line.includes(`name=quorumlock:exec:${cli.pid} `) && /cmd=(set|evalsha|eval|subscribe) /.test(line));
   });
 }
 
