@@ -55,10 +55,11 @@ export class LockNode {
     return this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), okOrHeld, this.#plain);
   }
 
-  release(keys: readonly string[], value: string, timeoutMs: number, announce = true): Promise<ReleaseOutcome> {
+  /** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
+  release(keys: readonly string[], value: string, timeoutMs: number, undo = false): Promise<ReleaseOutcome> {
     return this.call(
       timeoutMs,
-      () => this.backend.release(keys, value, announce),
+      () => this.backend.release(keys, value, undo),
       (count) => (count > 0 ? 'ok' : 'held'),
       (status, ms, count, error): ReleaseOutcome =>
         error ? { node: this.name, status, ms, error, released: 0 } : { node: this.name, status, ms, released: count ?? 0 },

@@ -14,9 +14,9 @@ export interface NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /**
    * How many keys still held `value` and were deleted; each is announced to
-   * release watchers unless `announce` is false (undoing a failed attempt).
+   * release watchers, except in an `undo` of a failed attempt.
    */
-  release(keys: readonly string[], value: string, announce?: boolean): Promise<number>;
+  release(keys: readonly string[], value: string, undo?: boolean): Promise<number>;
   /**
    * Acquire that also hands out each resource's next fencing token; null when
    * any key holds another value. Backends without it cannot serve `fencing: true`.

@@ -49,8 +49,8 @@ export class RedisNodeBackend implements NodeBackend {
     return extend(this.scripts, keys, value, ttlMs);
   }
 
-  release(keys: readonly string[], value: string, announce = true): Promise<number> {
-    return release(this.scripts, keys, value, announce);
+  release(keys: readonly string[], value: string, undo = false): Promise<number> {
+    return release(this.scripts, keys, value, undo);
   }
 
   watchReleases(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void> {

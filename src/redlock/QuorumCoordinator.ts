@@ -123,7 +123,7 @@ export class QuorumCoordinator extends LockManager {
     await Promise.all(
       this.nodes
         .filter((_, index) => decided[index]?.status !== 'held')
-        .map((node) => node.release(keys, value, timeoutMs, false)),
+        .map((node) => node.release(keys, value, timeoutMs, true)),
     );
   }
 

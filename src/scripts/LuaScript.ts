@@ -31,6 +31,15 @@ export class LuaScript {
   }
 }
 
+/**
+ * The whole source, never the SHA: for requests whose reply may never come
+ * back (the undo of an attempt that timed out), where a NOSCRIPT answer would
+ * be lost and the fallback never sent.
+ */
+export function runInline(script: LuaScript, client: ScriptClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  return client.eval(script.source, keys.length, ...keys, ...args);
+}
+
 function isNoScriptError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }

@@ -1,4 +1,4 @@
-import { LuaScript, type ScriptClient } from './LuaScript.js';
+import { LuaScript, runInline, type ScriptClient } from './LuaScript.js';
 import source from './release.lua';
 
 export const releaseScript = new LuaScript('release', source);
@@ -7,10 +7,12 @@ export const releaseScript = new LuaScript('release', source);
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
 
 /**
- * How many keys still held `value` and were deleted. Each is announced on its
- * channel unless `announce` is false: the undo of a failed attempt wakes
- * nobody, least of all the waiter that made it.
+ * How many keys still held `value` and were deleted, each announced on its
+ * channel. An `undo` (of a failed attempt) announces nothing, since it would
+ * wake the very waiter that made the attempt, and sends the whole script, so
+ * it runs even on a node whose replies are lost and that forgot the script.
  */
-export async function release(client: ScriptClient, keys: readonly string[], value: string, announce = true): Promise<number> {
-  return Number(await releaseScript.run(client, keys, [value, announce ? RELEASE_CHANNEL_PREFIX : '']));
+export async function release(client: ScriptClient, keys: readonly string[], value: string, undo = false): Promise<number> {
+  if (undo) return Number(await runInline(releaseScript, client, keys, [value, '']));
+  return Number(await releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX]));
 }

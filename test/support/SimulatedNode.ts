@@ -113,8 +113,8 @@ export class SimulatedNode implements NodeBackend {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
-  release(keys: readonly string[], value: string, announce = true): Promise<number> {
-    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
+  release(keys: readonly string[], value: string, undo = false): Promise<number> {
+    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, !undo));
   }
 
   /** As RedisNodeBackend.watchReleases: `onRelease` hears every key a release deletes here. */
