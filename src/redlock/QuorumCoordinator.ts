@@ -51,6 +51,7 @@ export class QuorumCoordinator extends LockManager {
       this.nodes.map((node) => node.backend),
       keys,
       this.settings.nodeTimeoutMs,
+      this.quorum,
     );
   }
 

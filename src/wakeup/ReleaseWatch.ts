@@ -5,22 +5,31 @@ import type { NodeBackend } from '../node/NodeBackend.js';
  * opened after the first attempt finds the resource held (an uncontended
  * acquire never pays for it); from then on a wait between attempts ends at
  * the first announced release, or after the backoff delay if none comes
- * (lost messages, keys that simply expire).
+ * (lost messages, keys that simply expire). On several nodes it waits until
+ * a quorum of them announced the release: the first announcement alone would
+ * send the attempt to nodes that have not deleted the old key yet.
  */
 export class ReleaseWatch {
   readonly #nodes: readonly NodeBackend[];
   readonly #keys: readonly string[];
   readonly #timeoutMs: number;
+  readonly #quorum: number;
   readonly #stops: (() => void)[] = [];
   #opened = false;
   #stopped = false;
-  #releaseSeen = false;
+  /** Nodes that announced a release since the last attempt. */
+  readonly #announced = new Set<number>();
   #wake: (() => void) | undefined;
 
-  constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number) {
+  constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number, quorum: number) {
     this.#nodes = nodes;
     this.#keys = keys;
     this.#timeoutMs = timeoutMs;
+    this.#quorum = quorum;
+  }
+
+  get #releaseSeen(): boolean {
+    return this.#announced.size >= this.#quorum;
   }
 
   get opened(): boolean {
@@ -31,12 +40,12 @@ export class ReleaseWatch {
   async open(): Promise<void> {
     if (this.#opened) return;
     this.#opened = true;
-    const onRelease = (): void => {
-      this.#releaseSeen = true;
-      this.#wake?.();
-    };
     await Promise.all(
-      this.#nodes.map(async (node) => {
+      this.#nodes.map(async (node, index) => {
+        const onRelease = (): void => {
+          this.#announced.add(index);
+          if (this.#releaseSeen) this.#wake?.();
+        };
         const stop = await node.watchReleases?.(this.#keys, onRelease, this.#timeoutMs).catch(() => undefined);
         if (!stop) return;
         if (this.#stopped) stop();
@@ -47,7 +56,7 @@ export class ReleaseWatch {
 
   /** Forgets releases seen so far: call right before an attempt goes out. */
   beforeAttempt(): void {
-    this.#releaseSeen = false;
+    this.#announced.clear();
   }
 
   /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */
