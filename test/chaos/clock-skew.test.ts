@@ -23,7 +23,7 @@ describe('chaos: node clocks within the drift factor', () => {
         rules: [2, 7],
         budgetMs: budget,
         nemeses: [clockSkew([1.06, 1.06, 1.04, 1.02, 0.5])],
-        locker: { driftFactor: 0.15 },
+        locker: { driftFactor: 0.15, fencing: true },
       }),
     scenarioTimeoutMs(budget),
   );

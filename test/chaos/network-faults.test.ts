@@ -17,7 +17,7 @@ const { expectSafe } = file;
 describe('chaos: contention and network faults', () => {
   it(
     'no two holders overlap when six lockers contend on three resources without faults',
-    () => expectSafe({ name: 'contention', rules: [3, 6, 7], budgetMs: budget, clients: 6, nemeses: [] }),
+    () => expectSafe({ name: 'contention', rules: [3, 6, 7], budgetMs: budget, clients: 6, nemeses: [], locker: { fencing: true } }),
     scenarioTimeoutMs(budget),
   );
 

@@ -79,7 +79,7 @@ describe('chaos: process faults on the nodes', () => {
 
   it(
     'no two holders overlap while up to 2 nodes are paused with SIGSTOP for longer than the TTL',
-    () => expectSafe({ name: 'pause-beyond-ttl', rules: [4], budgetMs: budget, nemeses: [pauseBeyondTtl(2)] }),
+    () => expectSafe({ name: 'pause-beyond-ttl', rules: [4], budgetMs: budget, nemeses: [pauseBeyondTtl(2)], locker: { fencing: true } }),
     scenarioTimeoutMs(budget),
   );
 });
