@@ -49,6 +49,24 @@ export class NodeConnections {
     return Promise.all(this.clients.map((client) => whenReady(client, this.#connectTimeoutMs)));
   }
 
+  /**
+   * Once every node is ready or has failed to connect, asks each ready node
+   * with `ask`, and describes each failed one with `unreachable`.
+   */
+  async eachNode<T>(
+    ask: (client: Redis, node: string) => Promise<T>,
+    unreachable: (node: string, error: Error) => T,
+  ): Promise<T[]> {
+    const connectErrors = await this.ready();
+    return Promise.all(
+      this.clients.map((client, index) => {
+        const node = this.addresses[index]?.label ?? `#${index + 1}`;
+        const error = connectErrors[index];
+        return error ? unreachable(node, error) : ask(client, node);
+      }),
+    );
+  }
+
   /** Closes every connection at once; nothing is left to keep the process alive. */
   close(): void {
     for (const client of this.clients) client.disconnect();

@@ -27,15 +27,10 @@ export async function release(request: ReleaseRequest, reporter: Reporter): Prom
     connectionName: `quorumlock:release:${process.pid}`,
   });
   try {
-    const connectErrors = await connections.ready();
-    const outcomes = await Promise.all(
-      connections.clients.map((client, index): Promise<ReleaseOutcome> => {
-        const node = connections.addresses[index]?.label ?? `#${index + 1}`;
-        const error = connectErrors[index];
-        if (error) return Promise.resolve({ node, status: 'error', ms: 0, error, released: 0 });
-        const lockNode = new LockNode(new RedisNodeBackend(client, node), monotonicClock);
-        return lockNode.release([request.resource], request.value, request.timeoutMs);
-      }),
+    const outcomes = await connections.eachNode<ReleaseOutcome>(
+      (client, node) =>
+        new LockNode(new RedisNodeBackend(client, node), monotonicClock).release([request.resource], request.value, request.timeoutMs),
+      (node, error) => ({ node, status: 'error', ms: 0, error, released: 0 }),
     );
     const released = outcomes.filter((outcome) => outcome.released > 0).length;
     const failed = outcomes.filter((outcome) => outcome.status === 'error' || outcome.status === 'timeout').length;

@@ -34,13 +34,9 @@ export async function status(request: StatusRequest, reporter: Reporter): Promis
     connectionName: `quorumlock:status:${process.pid}`,
   });
   try {
-    const connectErrors = await connections.ready();
-    const states = await Promise.all(
-      connections.clients.map((client, index) => {
-        const node = connections.addresses[index]?.label ?? `#${index + 1}`;
-        const error = connectErrors[index];
-        return error ? { node, error: error.message } : readKey(client, node, request.resource);
-      }),
+    const states = await connections.eachNode<KeyState>(
+      (client, node) => readKey(client, node, request.resource),
+      (node, error) => ({ node, error: error.message }),
     );
     const quorum = quorumFor(states.length);
     const answered = states.filter((state) => state.error === undefined).length;
