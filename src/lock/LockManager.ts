@@ -1,9 +1,9 @@
 import type { Clock } from '../clock/Clock.js';
 import { validUntil } from '../clock/validity.js';
 import { startAutoExtension } from './autoExtend.js';
-import { type AcquireEvent, type ExtendEvent, publish, type ReleaseEvent } from '../diagnostics/channels.js';
-import type { NodeOutcome } from '../node/outcome.js';
-import { AbortedError, type ErrorCode, isQuorumLockError, LockHeldError } from './errors.js';
+import { publish, type ReleaseEvent } from '../diagnostics/channels.js';
+import { observeGrant } from '../diagnostics/observe.js';
+import { AbortedError, LockHeldError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
@@ -114,61 +114,16 @@ export abstract class LockManager implements Locker {
     }
   }
 
-  async #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number): Promise<Grant> {
-    const clock = this.settings.clock;
-    const startedAt = clock.now();
-    try {
-      const grant = await this.acquireOnNodes(keys, value, ttlMs);
-      publish<AcquireEvent>('acquire', () => {
-        const now = clock.now();
-        return {
-          resources: keys,
-          ttlMs,
-          attempt,
-          granted: true,
-          durationMs: now - startedAt,
-          validityMs: grant.validUntil - now,
-          fencingToken: grant.fencingTokens?.[0],
-          nodes: grant.outcomes,
-        };
-      });
-      return grant;
-    } catch (error) {
-      publish<AcquireEvent>('acquire', () => ({
-        resources: keys,
-        ttlMs,
-        attempt,
-        granted: false,
-        errorCode: codeOf(error),
-        durationMs: clock.now() - startedAt,
-        nodes: outcomesOf(error),
-      }));
-      throw error;
-    }
+  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number): Promise<Grant> {
+    return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt }, () =>
+      this.acquireOnNodes(keys, value, ttlMs),
+    );
   }
 
-  async #observedExtend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
-    const clock = this.settings.clock;
-    const startedAt = clock.now();
-    try {
-      const grant = await this.extendOnNodes(keys, value, ttlMs, remainingMs);
-      publish<ExtendEvent>('extend', () => {
-        const now = clock.now();
-        const durationMs = now - startedAt;
-        return { resources: keys, ttlMs, granted: true, durationMs, validityMs: grant.validUntil - now, nodes: grant.outcomes };
-      });
-      return grant;
-    } catch (error) {
-      publish<ExtendEvent>('extend', () => ({
-        resources: keys,
-        ttlMs,
-        granted: false,
-        errorCode: codeOf(error),
-        durationMs: clock.now() - startedAt,
-        nodes: outcomesOf(error),
-      }));
-      throw error;
-    }
+  #observedExtend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
+    return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () =>
+      this.extendOnNodes(keys, value, ttlMs, remainingMs),
+    );
   }
 
   async #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
@@ -204,11 +159,3 @@ export abstract class LockManager implements Locker {
   }
 }
 
-function codeOf(error: unknown): ErrorCode | undefined {
-  return isQuorumLockError(error) ? error.code : undefined;
-}
-
-function outcomesOf(error: unknown): readonly NodeOutcome[] {
-  const outcomes = (error as { outcomes?: unknown } | null)?.outcomes;
-  return Array.isArray(outcomes) ? (outcomes as NodeOutcome[]) : [];
-}

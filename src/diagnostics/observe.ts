@@ -1,0 +1,54 @@
+import type { Clock } from '../clock/Clock.js';
+import { type ErrorCode, isQuorumLockError } from '../lock/errors.js';
+import type { Grant } from '../lock/grant.js';
+import type { NodeOutcome } from '../node/outcome.js';
+import { publish } from './channels.js';
+
+/**
+ * Runs one acquire attempt or extend and publishes its outcome on the
+ * channel: `fields` plus whether it was granted, how long it took, the
+ * validity left or the error's code, and the per-node outcomes. Costs two
+ * clock reads when nobody listens.
+ */
+export async function observeGrant(
+  channel: 'acquire' | 'extend',
+  clock: Clock,
+  fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },
+  run: () => Promise<Grant>,
+): Promise<Grant> {
+  const startedAt = clock.now();
+  try {
+    const grant = await run();
+    publish(channel, () => {
+      const now = clock.now();
+      const token = grant.fencingTokens?.[0];
+      return {
+        ...fields,
+        granted: true,
+        durationMs: now - startedAt,
+        validityMs: grant.validUntil - now,
+        ...(token === undefined ? {} : { fencingToken: token }),
+        nodes: grant.outcomes,
+      };
+    });
+    return grant;
+  } catch (error) {
+    publish(channel, () => ({
+      ...fields,
+      granted: false,
+      errorCode: codeOf(error),
+      durationMs: clock.now() - startedAt,
+      nodes: outcomesOf(error),
+    }));
+    throw error;
+  }
+}
+
+function codeOf(error: unknown): ErrorCode | undefined {
+  return isQuorumLockError(error) ? error.code : undefined;
+}
+
+function outcomesOf(error: unknown): readonly NodeOutcome[] {
+  const outcomes = (error as { outcomes?: unknown } | null)?.outcomes;
+  return Array.isArray(outcomes) ? (outcomes as NodeOutcome[]) : [];
+}
