@@ -44,13 +44,17 @@ export async function exec(request: ExecRequest): Promise<number> {
     connectionName: `quorumlock:exec:${process.pid}`,
   });
   let connectErrors: readonly (Error | undefined)[] = [];
+  let held: Lock | undefined;
   try {
     const locker = createLocker(connections.clients, { nodeTimeoutMs: request.nodeTimeoutMs, fencing: request.fencing });
     connectErrors = await connections.ready();
     return await locker.using(
       request.resource,
       request.ttlMs,
-      (signal, lock) => runCommand(commandSpec(request, lock), signal, request, relay),
+      (signal, lock) => {
+        held = lock;
+        return runCommand(commandSpec(request, lock), signal, request, relay);
+      },
       { signal: relay.signal, acquireTimeoutMs: request.waitMs },
     );
   } catch (error) {
@@ -62,6 +66,10 @@ export async function exec(request: ExecRequest): Promise<number> {
     throw error;
   } finally {
     relay.dispose();
+    // using() returns once a quorum released; closing now would drop the
+    // release still on its way to the slower nodes and leave their keys to
+    // the TTL. Each request is bounded by the node timeout.
+    if (held) await (await held.release()).settled;
     connections.close();
   }
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/freePort.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { pidExists } from '../support/processRegistry.js';
+import { TcpProxy } from '../support/TcpProxy.js';
 import {
   jsonLine,
   readEvents,
@@ -90,6 +91,24 @@ describe('quorumlock exec', () => {
     const result = await cli.result;
     expect(result.code).toBe(0);
     await waitFor('the release to reach every node', async () => (await values('job:env')).every((v) => v === null), 5000);
+  });
+
+  it('waits for its release to reach a slow node before it exits', async () => {
+    const [fast1, fast2, slow] = set.endpoints;
+    if (!fast1 || !fast2 || !slow) throw new Error('three nodes expected');
+    // The vote ends at quorum without the slow node, both for acquire and release.
+    const proxy = await TcpProxy.start({ host: slow.host, port: slow.port }, { latencyMs: 300 });
+    try {
+      const result = await runCli([
+        'exec', '--redis', urls[0] ?? '', '--redis', urls[1] ?? '', '--redis', proxy.url,
+        '--node-timeout', '5s', 'job:slow', '--', process.execPath, '-e', 'setTimeout(() => {}, 400)',
+      ]);
+      expect(result.code).toBe(0);
+      // Asked at once, directly: nothing the CLI sent may still be on its way.
+      expect(await values('job:slow')).toEqual([null, null, null]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("exits with the command's own status", async () => {
