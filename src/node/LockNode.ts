@@ -2,6 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { NodeTimeoutError } from '../lock/errors.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
+import { RequestDeadline } from './RequestDeadline.js';
 
 export interface ReleaseOutcome extends NodeOutcome {
   /** Keys deleted on this node (0 for expired, foreign, error or timeout). */
@@ -17,7 +18,13 @@ export interface FencedOutcome extends NodeOutcome {
 type Describe<T, O> = (status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined) => O;
 
 /**
- * One node as the coordinator sees it: every request gets its own timeout and
+ * How long a request may take: a number of milliseconds, or the deadline it
+ * shares with the requests sent with it to the other nodes.
+ */
+export type RequestLimit = number | RequestDeadline;
+
+/**
+ * One node as the coordinator sees it: every request has a timeout and
  * ends in a NodeOutcome, never a rejection. The timeout is ours, not the
  * client's, so a dead node cannot stall a call even while ioredis keeps the
  * command in its offline queue. A reply that comes after the timeout is
@@ -33,13 +40,13 @@ export class LockNode {
     return this.backend.name;
   }
 
-  acquire(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    return this.call(timeoutMs, () => this.backend.acquire(keys, value, ttlMs), okOrHeld, this.#plain);
+  acquire(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
+    return this.call(limit, () => this.backend.acquire(keys, value, ttlMs), okOrHeld, this.#plain);
   }
 
-  acquireFenced(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<FencedOutcome> {
+  acquireFenced(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<FencedOutcome> {
     return this.call(
-      timeoutMs,
+      limit,
       () => this.backend.acquireFenced!(keys, value, ttlMs),
       (tokens) => (tokens ? 'ok' : 'held'),
       (status, ms, tokens, error): FencedOutcome =>
@@ -47,18 +54,18 @@ export class LockNode {
     );
   }
 
-  fence(keys: readonly string[], value: string, tokens: readonly bigint[], timeoutMs: number): Promise<NodeOutcome> {
-    return this.call(timeoutMs, () => this.backend.fence!(keys, value, tokens), okOrHeld, this.#plain);
+  fence(keys: readonly string[], value: string, tokens: readonly bigint[], limit: RequestLimit): Promise<NodeOutcome> {
+    return this.call(limit, () => this.backend.fence!(keys, value, tokens), okOrHeld, this.#plain);
   }
 
-  extend(keys: readonly string[], value: string, ttlMs: number, timeoutMs: number): Promise<NodeOutcome> {
-    return this.call(timeoutMs, () => this.backend.extend(keys, value, ttlMs), okOrHeld, this.#plain);
+  extend(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
+    return this.call(limit, () => this.backend.extend(keys, value, ttlMs), okOrHeld, this.#plain);
   }
 
   /** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
-  release(keys: readonly string[], value: string, timeoutMs: number, undo = false): Promise<ReleaseOutcome> {
+  release(keys: readonly string[], value: string, limit: RequestLimit, undo = false): Promise<ReleaseOutcome> {
     return this.call(
-      timeoutMs,
+      limit,
       () => this.backend.release(keys, value, undo),
       (count) => (count > 0 ? 'ok' : 'held'),
       (status, ms, count, error): ReleaseOutcome =>
@@ -72,23 +79,24 @@ export class LockNode {
     error ? { node: this.name, status, ms, error } : { node: this.name, status, ms };
 
   private call<T, O>(
-    timeoutMs: number,
+    limit: RequestLimit,
     request: () => Promise<T>,
     interpret: (reply: T) => NodeStatus,
     describe: Describe<T, O>,
   ): Promise<O> {
     const clock = this.clock;
-    const sentAt = clock.now();
+    const deadline = typeof limit === 'number' ? new RequestDeadline(clock, limit) : limit;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (status: NodeStatus, reply: T | undefined, error: Error | undefined): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
-        resolve(describe(status, clock.now() - sentAt, reply, error));
+        untrack();
+        resolve(describe(status, clock.now() - deadline.sentAt, reply, error));
       };
-      const timer = setTimeout(() => finish('timeout', undefined, new NodeTimeoutError(this.name, timeoutMs)), timeoutMs);
-      timer.unref();
+      const untrack = deadline.track(() =>
+        finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs)),
+      );
       let pending: Promise<T>;
       try {
         pending = request();

@@ -10,6 +10,7 @@ import type { Grant, ReleaseResult } from '../lock/grant.js';
 import { LockManager } from '../lock/LockManager.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import type { FencedOutcome, LockNode } from '../node/LockNode.js';
+import { RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
@@ -57,11 +58,13 @@ export class QuorumCoordinator extends LockManager {
 
   protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
     const clock = this.settings.clock;
-    const startedAt = clock.now();
     const timeoutMs = this.#nodeTimeout(ttlMs);
+    const deadline = new RequestDeadline(clock, timeoutMs);
+    // Validity counts from before the first request was sent.
+    const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
     const result = await vote<FencedOutcome>(this.nodes, this.quorum, (node) =>
-      fencing ? node.acquireFenced(keys, value, ttlMs, timeoutMs) : node.acquire(keys, value, ttlMs, timeoutMs),
+      fencing ? node.acquireFenced(keys, value, ttlMs, deadline) : node.acquire(keys, value, ttlMs, deadline),
     );
     if (!result.granted) {
       await this.#undoAcquire(keys, value, result.byNode);
@@ -73,7 +76,8 @@ export class QuorumCoordinator extends LockManager {
       fencingTokens = largestTokens(perNode);
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
-        const written = await vote(this.nodes, this.quorum, (node) => node.fence(keys, value, tokens, timeoutMs));
+        const fenceDeadline = new RequestDeadline(clock, timeoutMs);
+        const written = await vote(this.nodes, this.quorum, (node) => node.fence(keys, value, tokens, fenceDeadline));
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -89,10 +93,11 @@ export class QuorumCoordinator extends LockManager {
 
   protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
     const clock = this.settings.clock;
-    const startedAt = clock.now();
     // A reply after the lock's current validity could no longer prove it held without a gap.
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
-    const result = await vote(this.nodes, this.quorum, (node) => node.extend(keys, value, ttlMs, timeoutMs));
+    const deadline = new RequestDeadline(clock, timeoutMs);
+    const startedAt = deadline.sentAt;
+    const result = await vote(this.nodes, this.quorum, (node) => node.extend(keys, value, ttlMs, deadline));
     if (result.granted) {
       const until = validUntil(ttlMs, startedAt, this.settings);
       const left = until - clock.now();
@@ -104,9 +109,9 @@ export class QuorumCoordinator extends LockManager {
 
   /** Resolves when the vote is decided; the slowest nodes finish in `settled`. */
   protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
-    const timeoutMs = this.settings.nodeTimeoutMs;
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
     const nodes = this.nodes.length;
-    const result = await vote(this.nodes, this.quorum, (node) => node.release(keys, value, timeoutMs));
+    const result = await vote(this.nodes, this.quorum, (node) => node.release(keys, value, deadline));
     const settled = result.settled.then((outcomes) => ({ released: countStatus(outcomes, 'ok'), nodes, outcomes }));
     return { released: countStatus(result.outcomes, 'ok'), nodes, outcomes: result.outcomes, settled };
   }
@@ -120,11 +125,11 @@ export class QuorumCoordinator extends LockManager {
    * it runs after it.
    */
   async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
-    const timeoutMs = this.settings.nodeTimeoutMs;
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
     await Promise.all(
       this.nodes
         .filter((_, index) => decided[index]?.status !== 'held')
-        .map((node) => node.release(keys, value, timeoutMs, true)),
+        .map((node) => node.release(keys, value, deadline, true)),
     );
   }
 
