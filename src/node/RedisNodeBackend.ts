@@ -10,6 +10,7 @@ import {
   type SetClient,
 } from '../scripts/index.js';
 import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
+import { coalesceWrites } from './coalesceWrites.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
 
@@ -34,23 +35,32 @@ export class RedisNodeBackend implements NodeBackend {
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+    this.coalesce();
     return acquire(this.scripts, keys, value, ttlMs);
   }
 
   acquireFenced(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
+    this.coalesce();
     return acquireFenced(this.scripts, keys, value, ttlMs);
   }
 
   fence(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
+    this.coalesce();
     return fence(this.scripts, keys, value, tokens);
   }
 
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+    this.coalesce();
     return extend(this.scripts, keys, value, ttlMs);
   }
 
   release(keys: readonly string[], value: string, undo = false): Promise<number> {
+    this.coalesce();
     return release(this.scripts, keys, value, undo);
+  }
+
+  private coalesce(): void {
+    if (!this.isCluster) coalesceWrites(this.client as Redis);
   }
 
   watchReleases(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void> {
