@@ -26,7 +26,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --nodes 1,3,5             node counts to measure (each uses the first N nodes)
   --rounds N                measured rounds per scenario (medians are reported)
   --scenario ID             only this scenario (repeatable): uncontended,
-                            parallel-64, contended-16, contended-200
+                            parallel-64, contended-16, contended-200,
+                            burst-200
   --contender LIB[:VARIANT] only this peer (repeatable; the raw floor and
                             quorumlock always run): node-redlock,
                             sesame-redlock, redis-semaphore

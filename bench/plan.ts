@@ -47,6 +47,13 @@ const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget }> =
     budget: { maxCycles: 100_000, maxMs: 1500, drainMs: 5000 },
     warmup: { maxCycles: 100_000, maxMs: 200, drainMs: 5000 },
   },
+  // Ends when every waiter was served once; the window only bounds a library
+  // that cannot serve them all (its waiters give up or are still waiting).
+  'burst-200': {
+    rounds: 3,
+    budget: { maxCycles: 100_000, maxMs: 4000, drainMs: 5000 },
+    warmup: { maxCycles: 100_000, maxMs: 200, drainMs: 5000 },
+  },
 };
 
 const QUICK: Record<string, Budget> = {
@@ -54,6 +61,7 @@ const QUICK: Record<string, Budget> = {
   'parallel-64': { maxCycles: 640, maxMs: 100, drainMs: 0 },
   'contended-16': { maxCycles: 10_000, maxMs: 200, drainMs: 3000 },
   'contended-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
+  'burst-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
 };
 const QUICK_WARMUP: Budget = { maxCycles: 5, maxMs: 50, drainMs: 3000 };
 

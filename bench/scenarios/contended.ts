@@ -1,6 +1,10 @@
 /**
  * One key, `waiters` workers in one process wanting it, each holding it for
- * HOLD_MS and then wanting it again. Measures handoffs per second, how long
+ * HOLD_MS and then wanting it again (steady), or wanting it once each, all at
+ * the same moment (burst: 200 requests for one order arrive together). In the
+ * steady case a library that lets the releaser take the lock right back keeps
+ * the lock busy while starving the others; a burst shows what it costs to
+ * serve every waiter. Measures handoffs per second, how long
  * waiters wait, how evenly the lock is shared, and (in the runner) what it
  * costs Redis. Mutual exclusion is checked along the way: overlaps must be 0.
  */
@@ -15,10 +19,13 @@ export const HOLD_MS = 1;
 /** Pause after an unexpected failure, so a broken node is not hammered in a tight loop. */
 const ERROR_PAUSE_MS = 5;
 
-export function contended(waiters: number): Scenario {
+export function contended(waiters: number, pattern: 'steady' | 'burst' = 'steady'): Scenario {
+  const burst = pattern === 'burst';
   return {
-    id: `contended-${waiters}`,
-    title: `one key, ${waiters} waiters, ${HOLD_MS} ms hold`,
+    id: burst ? `burst-${waiters}` : `contended-${waiters}`,
+    title: burst
+      ? `one key, a burst of ${waiters} waiters wanting it once each, ${HOLD_MS} ms hold`
+      : `one key, ${waiters} waiters, ${HOLD_MS} ms hold`,
     kind: 'contended',
     headline: 'cyclesPerSec',
     columns: ['cyclesPerSec', 'waitP50Ms', 'waitP99Ms', 'reqsPerCycle', 'cmdsPerCycle', 'jain', 'starvedPct', 'giveUps', 'errors', 'overlaps'],
@@ -62,7 +69,8 @@ export function contended(waiters: number): Scenario {
       };
 
       const waiter = async (id: number): Promise<void> => {
-        while (!stop.signal.aborted && total < budget.maxCycles) {
+        let served = 0;
+        while (!stop.signal.aborted && total < budget.maxCycles && !(burst && served > 0)) {
           const wantAt = now();
           wantingSince[id] = wantAt;
           const lock = await acquire();
@@ -86,6 +94,7 @@ export function contended(waiters: number): Scenario {
             errors++;
           }
           total++;
+          served++;
         }
       };
 

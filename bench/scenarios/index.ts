@@ -4,6 +4,6 @@ import { parallel } from './parallel.js';
 import type { Scenario } from './types.js';
 import { uncontended } from './uncontended.js';
 
-export const SCENARIOS: readonly Scenario[] = [uncontended, parallel, contended(16), contended(200)];
+export const SCENARIOS: readonly Scenario[] = [uncontended, parallel, contended(16), contended(200), contended(200, 'burst')];
 
 export type { Budget, Measurement, Scenario, ScenarioContext } from './types.js';

@@ -29,6 +29,7 @@ const SCENARIOS: Record<string, readonly string[]> = {
   'parallel-64': UNCONTENDED,
   'contended-16': CONTENDED,
   'contended-200': CONTENDED,
+  'burst-200': CONTENDED,
 };
 
 interface Contender {
