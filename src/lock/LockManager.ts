@@ -15,7 +15,6 @@ import {
   type TryAcquireOptions,
   type UsingOptions,
 } from './options.js';
-import { fullJitterDelay } from './backoff.js';
 import { randomValue } from './randomValue.js';
 import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
@@ -72,7 +71,10 @@ export abstract class LockManager implements Locker {
     let attempt = 0;
     let acquired = false;
     try {
-      await wait?.queueBehindOthers(fullJitterDelay(1, policy.retry));
+      // Behind a local holder, the release will be announced: wait for it up to
+      // the longest backoff rather than a short jittered guess that fails.
+      const queued = wait?.queueBehindOthers(policy.retry.maxDelayMs);
+      if (queued) await queued;
       const attemptOnce = (): Promise<Grant> => {
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
-import { hasWaiters, joinLine, type Place } from './WaitLine.js';
+import { joinLine, type Place } from './WaitLine.js';
 
 /** One release watch per line, shared by its waiters (only the head waits on it). */
 const lineWatches = new Map<string, { watch: ReleaseWatch; users: number }>();
@@ -23,10 +23,11 @@ function detachLineWatch(lineKey: string): void {
 }
 
 /**
- * How one acquire call waits once the resource turns out to be held: it takes
- * its place in this process's line (behind earlier local waiters), and from
- * then on sleeps between attempts until a release is announced or its backoff
- * delay passes. Nothing is set up while attempts succeed.
+ * How one acquire call waits its turn: it takes its place in this process's
+ * line before its first attempt, so of many local callers arriving together
+ * only the first asks Redis; once the resource turns out to be held, it
+ * sleeps between attempts until a release is announced or its backoff delay
+ * passes. No release watch is opened while attempts succeed.
  */
 export class ContendedWait {
   readonly #lineKey: string;
@@ -46,14 +47,16 @@ export class ContendedWait {
   }
 
   /**
-   * Before the first attempt: if others of this process already wait, waits
-   * for our turn behind them; if the one before us took the lock, also waits
-   * (up to `firstDelayMs`) for its release to be announced.
+   * Before the first attempt: joins the line. Returns undefined when we are
+   * first (the usual, uncontended case: nothing to wait for). Otherwise the
+   * promise resolves when our turn comes; if the one before us took the lock,
+   * after also waiting (up to `firstDelayMs`) for its release to be announced.
    */
-  async queueBehindOthers(firstDelayMs: number): Promise<void> {
-    if (!hasWaiters(this.#lineKey)) return;
-    const watch = await this.#takePlace();
-    if (this.#place?.followsLocalHolder) await watch.wait(firstDelayMs, this.#signal);
+  queueBehindOthers(firstDelayMs: number): Promise<void> | undefined {
+    const place = joinLine(this.#lineKey);
+    this.#place = place;
+    if (place.atHead) return undefined;
+    return this.#waitForTurn(place, firstDelayMs);
   }
 
   /** Right before each attempt: releases seen so far no longer count. */
@@ -63,7 +66,7 @@ export class ContendedWait {
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   readonly pause = async (delayMs: number): Promise<void> => {
-    const watch = this.#watch ?? (await this.#takePlace());
+    const watch = this.#watch ?? this.#attachWatch();
     if (!watch.opened) {
       await watch.open();
       // Try again as soon as we listen: a release may have come just before.
@@ -78,10 +81,19 @@ export class ContendedWait {
     if (this.#watch) detachLineWatch(this.#lineKey);
   }
 
-  async #takePlace(): Promise<ReleaseWatch> {
-    this.#place = joinLine(this.#lineKey);
+  async #waitForTurn(place: Place, firstDelayMs: number): Promise<void> {
+    // Listen while in line, so the release that ends the holder's turn is heard.
+    const watch = this.#attachWatch();
+    const wasListening = watch.opened;
+    const opening = watch.open();
+    await place.turn(this.#deadline - this.#clock.now(), this.#signal);
+    await opening;
+    // A release announced before we listened was missed: only an attempt tells.
+    if (place.followsLocalHolder && wasListening) await watch.wait(firstDelayMs, this.#signal);
+  }
+
+  #attachWatch(): ReleaseWatch {
     this.#watch = attachLineWatch(this.#lineKey, this.#openWatch);
-    await this.#place.turn(this.#deadline - this.#clock.now(), this.#signal);
     return this.#watch;
   }
 }

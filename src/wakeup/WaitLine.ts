@@ -5,7 +5,7 @@
  */
 const lines = new Map<string, Place[]>();
 
-/** Whether someone of this process already waits on `key`. */
+/** Whether someone of this process is in the line for `key` (trying or waiting). */
 export function hasWaiters(key: string): boolean {
   return lines.has(key);
 }
@@ -18,8 +18,8 @@ export function joinLine(key: string): Place {
 export class Place {
   readonly #key: string;
   readonly #line: Place[];
-  readonly #atHead: Promise<void>;
-  #reachHead: () => void = () => undefined;
+  /** Set by turn() while it waits; called when this place reaches the head. */
+  #reachHead: (() => void) | undefined;
   #left = false;
   /**
    * Set when this place became the head because the previous head acquired
@@ -36,16 +36,20 @@ export class Place {
       lines.set(key, line);
     }
     this.#line = line;
-    this.#atHead = new Promise((resolve) => (this.#reachHead = resolve));
     line.push(this);
-    if (line[0] === this) this.#reachHead();
+  }
+
+  /** Whether this place is at the head of its line (the one that may ask Redis). */
+  get atHead(): boolean {
+    return this.#line[0] === this;
   }
 
   /** Resolves at the head of the line, after `maxWaitMs`, or when the signal aborts. */
   turn(maxWaitMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.#line[0] === this) return Promise.resolve();
+    if (this.atHead || this.#left) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
+        this.#reachHead = undefined;
         clearTimeout(timer);
         signal?.removeEventListener('abort', done);
         resolve();
@@ -54,7 +58,7 @@ export class Place {
       const timer = Number.isFinite(maxWaitMs) ? setTimeout(done, Math.max(0, maxWaitMs)) : undefined;
       timer?.unref();
       signal?.addEventListener('abort', done, { once: true });
-      void this.#atHead.then(done);
+      this.#reachHead = done;
     });
   }
 
@@ -69,7 +73,7 @@ export class Place {
     } else if (index === 0) {
       const next = this.#line[0] as Place;
       next.followsLocalHolder = acquired;
-      next.#reachHead();
+      next.#reachHead?.();
     }
   }
 }
