@@ -2,15 +2,24 @@ import type { Clock } from '../clock/Clock.js';
 import { type ErrorCode, isQuorumLockError } from '../lock/errors.js';
 import type { Grant } from '../lock/grant.js';
 import type { NodeOutcome } from '../node/outcome.js';
-import { publish } from './channels.js';
+import { channels, publish } from './channels.js';
 
 /**
  * Runs one acquire attempt or extend and publishes its outcome on the
  * channel: `fields` plus whether it was granted, how long it took, the
- * validity left or the error's code, and the per-node outcomes. Costs two
- * clock reads when nobody listens.
+ * validity left or the error's code, and the per-node outcomes. Costs
+ * nothing but a check when nobody listens.
  */
-export async function observeGrant(
+export function observeGrant(
+  channel: 'acquire' | 'extend',
+  clock: Clock,
+  fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },
+  run: () => Promise<Grant>,
+): Promise<Grant> {
+  return channels[channel].hasSubscribers ? observed(channel, clock, fields, run) : run();
+}
+
+async function observed(
   channel: 'acquire' | 'extend',
   clock: Clock,
   fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { validUntil } from '../clock/validity.js';
 import { startAutoExtension } from './autoExtend.js';
-import { publish, type ReleaseEvent } from '../diagnostics/channels.js';
+import { channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
@@ -129,6 +129,7 @@ export abstract class LockManager implements Locker {
   }
 
   async #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
+    if (!channels.release.hasSubscribers) return this.releaseOnNodes(keys, value);
     const clock = this.settings.clock;
     const startedAt = clock.now();
     const result = await this.releaseOnNodes(keys, value);

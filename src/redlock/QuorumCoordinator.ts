@@ -6,7 +6,9 @@ import {
   QuorumUnreachableError,
   ValidityExhaustedError,
 } from '../lock/errors.js';
-import type { Grant, ReleaseResult } from '../lock/grant.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../lock/grant.js';
+import type { ReleaseOutcome } from '../node/LockNode.js';
+import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import type { FencedOutcome, LockNode } from '../node/LockNode.js';
@@ -112,8 +114,7 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
     const nodes = this.nodes.length;
     const result = await vote(this.nodes, this.quorum, (node) => node.release(keys, value, deadline));
-    const settled = result.settled.then((outcomes) => ({ released: countStatus(outcomes, 'ok'), nodes, outcomes }));
-    return { released: countStatus(result.outcomes, 'ok'), nodes, outcomes: result.outcomes, settled };
+    return new DecidedRelease(nodes, result);
   }
 
   /**
@@ -147,5 +148,25 @@ export class QuorumCoordinator extends LockManager {
   /** A request may not outlive the lock it asks for. */
   #nodeTimeout(ttlMs: number): number {
     return Math.min(this.settings.nodeTimeoutMs, ttlMs);
+  }
+}
+
+/** A decided release; `settled` is built when first read, since most callers never wait for the slowest node. */
+class DecidedRelease implements ReleaseResult {
+  readonly released: number;
+  readonly outcomes: readonly ReleaseOutcome[];
+  #settled: Promise<SettledRelease> | undefined;
+
+  constructor(
+    readonly nodes: number,
+    private readonly vote: VoteResult<ReleaseOutcome>,
+  ) {
+    this.outcomes = vote.outcomes;
+    this.released = countStatus(vote.outcomes, 'ok');
+  }
+
+  get settled(): Promise<SettledRelease> {
+    this.#settled ??= this.vote.settled.then((outcomes) => ({ released: countStatus(outcomes, 'ok'), nodes: this.nodes, outcomes }));
+    return this.#settled;
   }
 }

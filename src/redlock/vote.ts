@@ -8,7 +8,7 @@ export interface VoteResult<O extends NodeOutcome> {
   readonly outcomes: readonly O[];
   /** Each node's outcome when the vote was decided (undefined: no answer yet), by node index. */
   readonly byNode: readonly (O | undefined)[];
-  /** Every node's outcome, once the last one has answered or timed out. */
+  /** Every node's outcome, once the last one has answered or timed out (built when first read). */
   readonly settled: Promise<readonly O[]>;
 }
 
@@ -40,16 +40,27 @@ export function vote<O extends NodeOutcome>(
         const state = verdict(total, quorum, votesFor, votesAgainst);
         if (state !== 'pending') {
           decided = true;
-          resolve({
-            granted: state === 'granted',
-            outcomes: known(),
-            byNode: answers.slice(),
-            settled,
-          });
+          resolve(new Decided(state === 'granted', known(), answers.slice(), requests));
         }
         return outcome;
       }),
     );
-    const settled: Promise<readonly O[]> = Promise.all(requests);
   });
+}
+
+/** A decided vote; `settled` is built when first read, since most callers never wait for the slowest node. */
+class Decided<O extends NodeOutcome> implements VoteResult<O> {
+  #settled: Promise<readonly O[]> | undefined;
+
+  constructor(
+    readonly granted: boolean,
+    readonly outcomes: readonly O[],
+    readonly byNode: readonly (O | undefined)[],
+    private readonly requests: readonly Promise<O>[],
+  ) {}
+
+  get settled(): Promise<readonly O[]> {
+    this.#settled ??= Promise.all(this.requests);
+    return this.#settled;
+  }
 }
