@@ -20,6 +20,7 @@ import { release } from './release.js';
 import { Reporter } from './Reporter.js';
 import type { OnLost } from './runCommand.js';
 import { status } from './status.js';
+import { packageVersion } from './version.js';
 
 interface ExecFlags extends CommonFlags {
   readonly ttl: number;
@@ -75,6 +76,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
 function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCode: (code: number) => void): Command {
   const program = new Command('quorumlock')
     .description('Run commands under a Redis lock (one node) or a Redlock quorum (several), and inspect locks.')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .addHelpText('after', EXIT_STATUS_HELP);
   quiet(program);
 

@@ -28,4 +28,7 @@ it('builds the "bin" of package.json as an executable ESM file with a node sheba
 
   const { stdout } = await run(bin, ['exec', '--help'], { cwd: ROOT });
   expect(stdout).toMatch(/Usage: quorumlock exec \[options\] RESOURCE -- COMMAND/);
+  // The built file finds the package.json above it, as an installed one does.
+  const { stdout: version } = await run(bin, ['--version'], { cwd: ROOT });
+  expect(version.trim()).toBe((JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
 });

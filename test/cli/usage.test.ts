@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonLine, runCli } from './cliProcess.js';
+import { jsonLine, ROOT, runCli } from './cliProcess.js';
 
 // Usage errors are found before any connection, so no Redis is needed here;
 // the URL below is never dialled.
@@ -69,5 +71,14 @@ describe('quorumlock --help', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(usage);
     expect(result.stdout).toMatch(/Exit status:[\s\S]*64 +usage error/);
+  });
+});
+
+describe('quorumlock --version', () => {
+  it.each([['--version'], ['-V']])('%s prints the package version and exits 0', async (flag) => {
+    const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = await runCli([flag]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(version);
   });
 });
