@@ -4,8 +4,6 @@ import { ErrorCode, InvalidArgumentError, RedisLock } from '../../src/index.js';
 import { patient } from '../support/patient.js';
 import { type RedisClusterSet, startCluster } from '../support/RedisClusterSet.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('RedisLock on a Redis Cluster client', () => {
   let cluster: RedisClusterSet;
   let client: Cluster;
@@ -55,7 +53,14 @@ describe('RedisLock on a Redis Cluster client', () => {
       retry: { baseDelayMs: 1_000_000, maxDelayMs: 1_000_000 },
       acquireTimeoutMs: 600_000,
     }).acquire('wake:cluster', 10_000);
-    await sleep(150);
+    // Until the waiter listens: cluster pub/sub reaches a subscriber on any master.
+    const subscribers = async () => {
+      const counts = await Promise.all(
+        client.nodes('master').map(async (node) => Number(((await node.pubsub('NUMSUB', 'quorumlock:released:wake:cluster')) as [string, number])[1])),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    };
+    await expect.poll(subscribers, { timeout: 10_000, interval: 10 }).toBeGreaterThanOrEqual(1);
     await holder.release();
     const lock = await waiting;
     expect(await client.get('wake:cluster')).toBe(lock.value);

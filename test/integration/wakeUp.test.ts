@@ -21,6 +21,15 @@ async function lockRequests(clients: readonly Redis[]): Promise<number> {
   return total;
 }
 
+/** Until every node in `clients` has a subscriber for releases of `resource`: the waiter listens. */
+async function listening(clients: readonly Redis[], resource: string): Promise<void> {
+  const channel = `quorumlock:released:${resource}`;
+  const subscribers = async (client: Redis) => Number(((await client.pubsub('NUMSUB', channel)) as [string, number])[1]);
+  await expect
+    .poll(async () => (await Promise.all(clients.map(subscribers))).every((n) => n >= 1), { timeout: 10_000, interval: 10 })
+    .toBe(true);
+}
+
 function countAttempts(): { attempts: () => number; stop: () => void } {
   let count = 0;
   const listener = () => count++;
@@ -45,7 +54,7 @@ describe('wake-up on release', () => {
     const [waiterClient] = nodes.clients() as [Redis];
     const holder = await new RedisLock(holderClient, patient).acquire('wake', 10_000);
     const waiting = new RedisLock(waiterClient, { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('wake', 10_000);
-    await sleep(100);
+    await listening([holderClient], 'wake');
     await holder.release();
     const lock = await waiting;
     expect(await waiterClient.get('wake')).toBe(lock.value);
@@ -56,7 +65,7 @@ describe('wake-up on release', () => {
     const holder = await new Redlock(nodes.clients(), patient).acquire('b', 10_000);
     const waiter = new Redlock(nodes.clients(), { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 });
     const waiting = waiter.acquire(['a', 'b'], 10_000);
-    await sleep(100);
+    await listening(nodes.clients(), 'b');
     await holder.release();
     const lock = await waiting;
     expect(lock.resources).toEqual(['a', 'b']);
@@ -109,7 +118,7 @@ describe('wake-up on release', () => {
         await sleep(1);
       }),
     );
-    await sleep(200);
+    await listening(node, 'line');
     await holder.release();
     await Promise.all(waiters);
     const perCriticalSection = ((await lockRequests(node)) - before) / 20;

@@ -77,7 +77,7 @@ async function checkNodes(model: Model, real: Real, after: string): Promise<void
   for (let attempt = 1; ; attempt++) {
     const problem = await nodeMismatch(model, real);
     if (problem === undefined) return;
-    if (attempt >= 100) expect.fail(`after ${after}: ${problem}`);
+    if (attempt >= 400) expect.fail(`after ${after}: ${problem}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
