@@ -11,6 +11,7 @@ export type MetricId =
   | 'waitP50Ms'
   | 'waitP99Ms'
   | 'cmdsPerCycle'
+  | 'cpuUsPerCycle'
   | 'reqsPerCycle'
   | 'jain'
   | 'minMaxShare'
@@ -50,6 +51,13 @@ export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
   cmdsPerCycle: {
     heading: 'cmds/cycle',
     description: 'commands Redis executed per cycle, summed over nodes (INFO commandstats deltas; commands run inside Lua scripts count)',
+    better: 'lower',
+    digits: 1,
+  },
+  cpuUsPerCycle: {
+    heading: 'CPU µs/cycle',
+    description:
+      "the bench process's CPU time (user + system) per cycle: the library's own work, ioredis's and the socket system calls; the redis-servers are other processes",
     better: 'lower',
     digits: 1,
   },

@@ -13,7 +13,7 @@ export const parallel: Scenario = {
   title: `${WORKERS} concurrent workers, distinct keys`,
   kind: 'uncontended',
   headline: 'cyclesPerSec',
-  columns: ['cyclesPerSec', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
+  columns: ['cyclesPerSec', 'cpuUsPerCycle', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
   async run({ locker, keyPrefix, ttlMs, budget }) {
     const never = new AbortController().signal;
     // Every worker's acquire may listen on it at once (a retry after a node timeout does).
@@ -22,6 +22,7 @@ export const parallel: Scenario = {
     let cycles = 0;
     let errors = 0;
     const started = now();
+    const cpuAtStart = process.cpuUsage();
     const end = started + budget.maxMs;
     const worker = async (index: number): Promise<void> => {
       const key = `${keyPrefix}:w${index}`;
@@ -41,6 +42,10 @@ export const parallel: Scenario = {
     };
     await Promise.all(Array.from({ length: WORKERS }, (_, index) => worker(index)));
     const elapsedMs = now() - started;
-    return { sample: { cyclesPerSec: (cycles / elapsedMs) * 1000, errors }, cyclesTotal: cycles };
+    const cpu = process.cpuUsage(cpuAtStart);
+    return {
+      sample: { cyclesPerSec: (cycles / elapsedMs) * 1000, cpuUsPerCycle: (cpu.user + cpu.system) / Math.max(1, cycles), errors },
+      cyclesTotal: cycles,
+    };
   },
 };

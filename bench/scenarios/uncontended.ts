@@ -11,13 +11,14 @@ export const uncontended: Scenario = {
   title: 'uncontended: one client, acquire + release in sequence',
   kind: 'uncontended',
   headline: 'p50Us',
-  columns: ['p50Us', 'p99Us', 'cyclesPerSec', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
+  columns: ['p50Us', 'p99Us', 'cyclesPerSec', 'cpuUsPerCycle', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
   async run({ locker, keyPrefix, ttlMs, budget }) {
     const key = `${keyPrefix}:k`;
     const never = new AbortController().signal;
     const cycleMs: number[] = [];
     let errors = 0;
     const started = now();
+    const cpuAtStart = process.cpuUsage();
     const end = started + budget.maxMs;
     while (cycleMs.length < budget.maxCycles && now() < end) {
       const t0 = now();
@@ -36,11 +37,13 @@ export const uncontended: Scenario = {
       cycleMs.push(now() - t0);
     }
     const elapsedMs = now() - started;
+    const cpu = process.cpuUsage(cpuAtStart);
     return {
       sample: {
         p50Us: quantile(cycleMs, 0.5) * 1000,
         p99Us: quantile(cycleMs, 0.99) * 1000,
         cyclesPerSec: (cycleMs.length / elapsedMs) * 1000,
+        cpuUsPerCycle: (cpu.user + cpu.system) / Math.max(1, cycleMs.length),
         errors,
       },
       cyclesTotal: cycleMs.length,
