@@ -16,41 +16,35 @@ export function observeGrant(
   fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },
   run: () => Promise<Grant>,
 ): Promise<Grant> {
-  return channels[channel].hasSubscribers ? observed(channel, clock, fields, run) : run();
-}
-
-async function observed(
-  channel: 'acquire' | 'extend',
-  clock: Clock,
-  fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },
-  run: () => Promise<Grant>,
-): Promise<Grant> {
+  if (!channels[channel].hasSubscribers) return run();
   const startedAt = clock.now();
-  try {
-    const grant = await run();
-    publish(channel, () => {
-      const now = clock.now();
-      const token = grant.fencingTokens?.[0];
-      return {
+  return run().then(
+    (grant) => {
+      publish(channel, () => {
+        const now = clock.now();
+        const token = grant.fencingTokens?.[0];
+        return {
+          ...fields,
+          granted: true,
+          durationMs: now - startedAt,
+          validityMs: grant.validUntil - now,
+          ...(token === undefined ? {} : { fencingToken: token }),
+          nodes: grant.outcomes,
+        };
+      });
+      return grant;
+    },
+    (error: unknown) => {
+      publish(channel, () => ({
         ...fields,
-        granted: true,
-        durationMs: now - startedAt,
-        validityMs: grant.validUntil - now,
-        ...(token === undefined ? {} : { fencingToken: token }),
-        nodes: grant.outcomes,
-      };
-    });
-    return grant;
-  } catch (error) {
-    publish(channel, () => ({
-      ...fields,
-      granted: false,
-      errorCode: codeOf(error),
-      durationMs: clock.now() - startedAt,
-      nodes: outcomesOf(error),
-    }));
-    throw error;
-  }
+        granted: false,
+        errorCode: codeOf(error),
+        durationMs: clock.now() - startedAt,
+        nodes: outcomesOf(error),
+      }));
+      throw error;
+    },
+  );
 }
 
 function codeOf(error: unknown): ErrorCode | undefined {
