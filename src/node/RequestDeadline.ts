@@ -8,8 +8,8 @@ interface Tracked {
 /**
  * The time a group of requests sent together (one to each node of a vote)
  * has to answer. One timer serves the whole group, not one per request: on
- * five nodes the timers and clock reads were a visible share of an
- * uncontended lock cycle.
+ * five nodes the timers and clock reads were the largest share of
+ * quorumlock's own CPU time in an uncontended lock cycle.
  */
 export class RequestDeadline {
   /** When the group was sent, on the clock given. */
