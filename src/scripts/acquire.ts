@@ -1,5 +1,5 @@
 import { fencingKeyFor } from './fencingKey.js';
-import { LuaScript, type ScriptClient } from './LuaScript.js';
+import { isOne, LuaScript, type ScriptClient } from './LuaScript.js';
 import source from './acquire.lua';
 
 export const acquireScript = new LuaScript('acquire', source);
@@ -16,27 +16,34 @@ export interface SetClient {
  * holds our own value (a retry after a lost reply whose undo also failed)
  * counts as held, so that node stays out of the vote until the key expires.
  */
-export async function acquire(
+export function acquire(
   client: ScriptClient & SetClient,
   keys: readonly string[],
   value: string,
   ttlMs: number,
 ): Promise<boolean> {
-  if (keys.length === 1) return (await client.set(keys[0] as string, value, 'PX', ttlMs, 'NX')) === 'OK';
-  return (await acquireScript.run(client, keys, [value, ttlMs])) === 1;
+  if (keys.length === 1) return client.set(keys[0] as string, value, 'PX', ttlMs, 'NX').then(isOk);
+  return acquireScript.run(client, keys, [value, ttlMs]).then(isOne);
+}
+
+function isOk(reply: unknown): boolean {
+  return reply === 'OK';
 }
 
 /**
  * Like acquire, and hands out each resource's next fencing token on this node;
  * null when any key holds another value.
  */
-export async function acquireFenced(
+export function acquireFenced(
   client: ScriptClient,
   keys: readonly string[],
   value: string,
   ttlMs: number,
 ): Promise<bigint[] | null> {
-  const reply = await acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence']);
+  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence']).then(toTokens);
+}
+
+function toTokens(reply: unknown): bigint[] | null {
   if (!Array.isArray(reply)) return null;
   return reply.map((token) => BigInt(token as number | string));
 }

@@ -12,7 +12,7 @@ export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
  * wake the very waiter that made the attempt, and sends the whole script, so
  * it runs even on a node whose replies are lost and that forgot the script.
  */
-export async function release(client: ScriptClient, keys: readonly string[], value: string, undo = false): Promise<number> {
-  if (undo) return Number(await runInline(releaseScript, client, keys, [value, '']));
-  return Number(await releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX]));
+export function release(client: ScriptClient, keys: readonly string[], value: string, undo = false): Promise<number> {
+  if (undo) return runInline(releaseScript, client, keys, [value, '']).then(Number);
+  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX]).then(Number);
 }

@@ -145,6 +145,20 @@ describe('RedisLock', () => {
     await next?.release();
   });
 
+  it('runs every script on a node that forgot them (SCRIPT FLUSH): resent in full after NOSCRIPT', async () => {
+    const locker = new RedisLock(redis, { ...patient, fencing: true });
+    const forget = () => redis.script('FLUSH');
+    await forget();
+    const lock = await locker.acquire(['flush:a', 'flush:b'], 10_000);
+    expect(lock.fencingTokens).toHaveLength(2);
+    await forget();
+    await lock.extend(20_000);
+    expect(await redis.pttl('flush:a')).toBeGreaterThan(10_000);
+    await forget();
+    expect((await lock.release()).released).toBe(1);
+    expect(await redis.exists('flush:a', 'flush:b')).toBe(0);
+  });
+
   it('fails to extend an expired lock without a round trip', async () => {
     const lock = await new RedisLock(redis, patient).acquire('late', 30);
     await sleep(80);
