@@ -9,8 +9,13 @@ export interface ClientGroup {
   readonly clients: readonly Redis[];
   /** Requests sent through these clients so far. */
   requests(): number;
+  /** Resolves once no client waits for a reply (a quorum library's slowest nodes answer after its call returned). */
+  quiet(): Promise<void>;
   close(): void;
 }
+
+/** How long quiet() waits at most: replies on loopback come within microseconds. */
+const QUIET_LIMIT_MS = 100;
 
 export async function openClients(urls: readonly string[]): Promise<ClientGroup> {
   let sent = 0;
@@ -34,6 +39,12 @@ export async function openClients(urls: readonly string[]): Promise<ClientGroup>
   return {
     clients,
     requests: () => sent,
+    async quiet() {
+      const until = performance.now() + QUIET_LIMIT_MS;
+      while (clients.some((client) => client.commandQueue.length > 0) && performance.now() < until) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
     close() {
       for (const client of clients) client.disconnect();
     },

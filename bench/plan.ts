@@ -20,17 +20,21 @@ export interface Plan {
   readonly budget: (scenario: Scenario) => Budget;
   /** Unmeasured run of each contender before a scenario's rounds (JIT, script cache, connections). */
   readonly warmup: (scenario: Scenario) => Budget;
+  /** Passes of the mixed measurement after the rounds (see scenarios/mixed.ts); 0 for none. */
+  readonly mixedPasses: (scenario: Scenario) => number;
   /** Lock TTL in every scenario: long enough that no lock expires while held. */
   readonly ttlMs: number;
 }
 
 // Short slices, many rounds: this machine's speed drifts within seconds, and
 // each contender should see the same mix of fast and slow moments.
-const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget }> = {
+const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget; mixedPasses?: number }> = {
   uncontended: {
     rounds: 12,
     budget: { maxCycles: 1000, maxMs: 150, drainMs: 0 },
     warmup: { maxCycles: 500, maxMs: 200, drainMs: 0 },
+    // About 3 s per topology with six contenders.
+    mixedPasses: 3000,
   },
   'parallel-64': {
     rounds: 8,
@@ -64,6 +68,7 @@ const QUICK: Record<string, Budget> = {
   'burst-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
 };
 const QUICK_WARMUP: Budget = { maxCycles: 5, maxMs: 50, drainMs: 3000 };
+const QUICK_MIXED_PASSES = 10;
 
 /** `available`: every contender this run could measure; the options pick among them. */
 export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan {
@@ -94,7 +99,7 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
     throw new Error(`--contender ${unknownContender}: unknown (known: ${[...new Set(available.map((c) => c.library))].join(', ')})`);
   }
 
-  const full = (scenario: Scenario): { rounds: number; budget: Budget; warmup: Budget } => {
+  const full = (scenario: Scenario): (typeof FULL)[string] => {
     const entry = FULL[scenario.id];
     if (entry === undefined) throw new Error(`no budget for scenario ${scenario.id}`);
     return entry;
@@ -114,6 +119,10 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
     rounds: (scenario) => (cli.quick ? 1 : (cli.rounds ?? full(scenario).rounds)),
     budget: (scenario) => (cli.quick ? (QUICK[scenario.id] ?? full(scenario).budget) : full(scenario).budget),
     warmup: (scenario) => (cli.quick ? QUICK_WARMUP : full(scenario).warmup),
+    mixedPasses: (scenario) => {
+      const passes = full(scenario).mixedPasses ?? 0;
+      return cli.quick ? Math.min(passes, QUICK_MIXED_PASSES) : passes;
+    },
     ttlMs: 10_000,
   };
 }

@@ -13,6 +13,7 @@ import { contendersFor, type Plan } from './plan.js';
 import { Progress } from './progress.js';
 import type { ContenderResult, ScenarioResult, TopologyResult } from './results.js';
 import type { Budget, Scenario } from './scenarios/index.js';
+import { mixedP50s } from './scenarios/mixed.js';
 import { difference, snapshot, totalCalls, type CommandStats } from './serverStats.js';
 import { median } from './stats.js';
 import { formatMetric } from './report/format.js';
@@ -121,8 +122,22 @@ async function runScenario(
     }
   }
 
-  for (const [entrant, result] of results) {
+  const passes = plan.mixedPasses(scenario);
+  const mixed =
+    passes > 0
+      ? await mixedP50s(
+          entrants.map((e) => ({ locker: e.locker, keyPrefix: `${prefix}:mixed:${contenderKey(e.contender)}`, quiet: () => e.group.quiet() })),
+          passes,
+          plan.ttlMs,
+        )
+      : undefined;
+  if (mixed !== undefined) {
+    progress.note(`${nodes} node${nodes === 1 ? '' : 's'} · ${scenario.id} · ${passes} mixed passes done`);
+  }
+
+  for (const [index, [entrant, result]] of [...results].entries()) {
     result.median = medianSample(result.rounds);
+    if (mixed !== undefined) result.median.mixedP50Us = mixed[index];
     const total = totals.get(entrant);
     if (total === undefined || total.cycles === 0) continue;
     for (const [name, entry] of total.stats) {

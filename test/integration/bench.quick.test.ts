@@ -106,6 +106,7 @@ describe('npm run bench -- --quick', () => {
           expect(median['cmdsPerCycle'], where).toBeGreaterThan(0);
           if (scenario.id === 'uncontended') {
             expect(median['p50Us'], where).toBeGreaterThan(0);
+            expect(median['mixedP50Us'], where).toBeGreaterThan(0);
             expect(median['p99Us'], where).toBeGreaterThanOrEqual(median['p50Us'] ?? Number.POSITIVE_INFINITY);
           } else if (scenario.id.startsWith('contended')) {
             expect(median['waitP99Ms'], where).toBeGreaterThan(0);
