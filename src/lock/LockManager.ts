@@ -63,10 +63,9 @@ export abstract class LockManager implements Locker {
     const policy = resolveAcquireOptions(options, this.settings);
     const value = randomValue();
     const clock = this.settings.clock;
+    const deadline = clock.now() + policy.acquireTimeoutMs;
     const wait = this.settings.wakeUp
-      ? new ContendedWait(this.waitLineKey(keys), clock.now() + policy.acquireTimeoutMs, clock, policy.signal, () =>
-          this.releaseWatch(keys),
-        )
+      ? new ContendedWait(this.waitLineKey(keys), deadline, clock, policy.signal, () => this.releaseWatch(keys))
       : undefined;
     let attempt = 0;
     let acquired = false;
@@ -79,7 +78,7 @@ export abstract class LockManager implements Locker {
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);
       };
-      const grant = await retryAcquire(attemptOnce, policy, clock, wait?.pause);
+      const grant = await retryAcquire(attemptOnce, policy, clock, deadline, wait?.pause);
       const lock = await this.#handOver(keys, value, grant, policy.signal);
       acquired = true;
       return lock;

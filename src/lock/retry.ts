@@ -24,7 +24,7 @@ export type PauseBeforeRetry = (delayMs: number, attemptNumber: number) => Promi
 
 /**
  * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
- * of retries, or passes the acquire deadline; then rejects with the last
+ * of retries, or passes `deadline` (on `clock`); then rejects with the last
  * attempt's error, so callers still tell contention from outage by its code.
  *
  * The first attempt runs on its own: most acquires succeed at once and need
@@ -39,10 +39,10 @@ export async function retryAcquire<T>(
   attempt: () => Promise<T>,
   policy: ResolvedAcquire,
   clock: Clock,
+  deadline: number,
   pause: PauseBeforeRetry = (delayMs) => sleep(delayMs, policy.signal),
 ): Promise<T> {
-  const { signal, retry, acquireTimeoutMs } = policy;
-  const deadline = clock.now() + acquireTimeoutMs;
+  const { signal, retry } = policy;
   if (signal?.aborted) throw new AbortedError(signal.reason);
 
   const waitBeforeAttempt = async (error: unknown, attemptsMade: number): Promise<boolean> => {

@@ -2,7 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { patient } from '../support/patient.js';
-import { type AcquireEvent, RedisLock, Redlock } from '../../src/index.js';
+import { type AcquireEvent, LockHeldError, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -150,5 +150,26 @@ describe('wake-up on release', () => {
     // One attempt each, give or take an announcement that came before its
     // listener did. (When every caller tried once before lining up: 39.)
     expect(counter.attempts()).toBeLessThanOrEqual(24);
+  }, 20_000);
+
+  it('acquireTimeoutMs bounds the whole acquire, time spent in line included', async () => {
+    const clients = nodes.clients();
+    const locker = new RedisLock(clients[0]!, patient);
+    const holder = await locker.acquire('bounded', 10_000);
+    // The head polls rarely; the one behind it would poll every millisecond
+    // once out of line, if it still had time left.
+    const head = locker.acquire('bounded', 10_000, { acquireTimeoutMs: 600_000, retry: NO_POLLING });
+    const counter = countAttempts();
+    try {
+      const behind = locker.acquire('bounded', 10_000, { acquireTimeoutMs: 200, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+      await expect(behind).rejects.toBeInstanceOf(LockHeldError);
+    } finally {
+      counter.stop();
+    }
+    // One attempt when its time in line ran out (a fresh 200 ms after it would
+    // make about a hundred).
+    expect(counter.attempts()).toBeLessThanOrEqual(3);
+    await holder.release();
+    await (await head).release();
   }, 20_000);
 });
