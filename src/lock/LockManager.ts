@@ -18,6 +18,7 @@ import {
 import { randomValue } from './randomValue.js';
 import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
+import { type LineSpace, lineKey } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
 
@@ -53,8 +54,8 @@ export abstract class LockManager implements Locker {
   protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
   /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
   protected abstract checkKeys(keys: readonly string[]): void;
-  /** Names the line this process's waiters for `keys` on these nodes share. */
-  protected abstract waitLineKey(keys: readonly string[]): string;
+  /** The wait lines of this process's waiters on these nodes. */
+  protected abstract readonly lineSpace: LineSpace;
   /** Listens for releases of `keys` on the nodes. */
   protected abstract releaseWatch(keys: readonly string[]): ReleaseWatch;
 
@@ -65,7 +66,7 @@ export abstract class LockManager implements Locker {
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
     const wait = this.settings.wakeUp
-      ? new ContendedWait(this.waitLineKey(keys), deadline, clock, policy.signal, () => this.releaseWatch(keys))
+      ? new ContendedWait(this.lineSpace, lineKey(keys), deadline, clock, policy.signal, () => this.releaseWatch(keys))
       : undefined;
     let attempt = 0;
     let acquired = false;

@@ -18,6 +18,7 @@ import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
+import { type LineSpace, lineSpaceFor } from '../wakeup/WaitLine.js';
 
 /**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
@@ -28,13 +29,13 @@ export class QuorumCoordinator extends LockManager {
   protected readonly nodes: readonly LockNode[];
   /** floor(N / 2) + 1. */
   readonly quorum: number;
-  readonly #nodeNames: string;
+  protected readonly lineSpace: LineSpace;
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
     super(settings);
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
-    this.#nodeNames = nodes.map((node) => node.name).join(',');
+    this.lineSpace = lineSpaceFor(nodes.map((node) => node.name).join(','));
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
       if (unable) throw new InvalidArgumentError('options.fencing', `node ${unable.name} cannot hand out fencing tokens`);
@@ -43,10 +44,6 @@ export class QuorumCoordinator extends LockManager {
 
   protected checkKeys(keys: readonly string[]): void {
     for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources', this.settings.fencing);
-  }
-
-  protected waitLineKey(keys: readonly string[]): string {
-    return `${this.#nodeNames}\u0000${keys.join('\u0000')}`;
   }
 
   protected releaseWatch(keys: readonly string[]): ReleaseWatch {

@@ -1,26 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
-import { joinLine, type Place } from './WaitLine.js';
-
-/** One release watch per line, shared by its waiters (only the head waits on it). */
-const lineWatches = new Map<string, { watch: ReleaseWatch; users: number }>();
-
-function attachLineWatch(lineKey: string, open: () => ReleaseWatch): ReleaseWatch {
-  let entry = lineWatches.get(lineKey);
-  if (!entry) {
-    entry = { watch: open(), users: 0 };
-    lineWatches.set(lineKey, entry);
-  }
-  entry.users++;
-  return entry.watch;
-}
-
-function detachLineWatch(lineKey: string): void {
-  const entry = lineWatches.get(lineKey);
-  if (!entry || --entry.users > 0) return;
-  lineWatches.delete(lineKey);
-  entry.watch.close();
-}
+import { joinLine, type LineSpace, type Place } from './WaitLine.js';
 
 /**
  * How one acquire call waits its turn: it takes its place in this process's
@@ -30,6 +10,7 @@ function detachLineWatch(lineKey: string): void {
  * passes. No release watch is opened while attempts succeed.
  */
 export class ContendedWait {
+  readonly #space: LineSpace;
   readonly #lineKey: string;
   readonly #deadline: number;
   readonly #clock: Clock;
@@ -38,7 +19,15 @@ export class ContendedWait {
   #place: Place | undefined;
   #watch: ReleaseWatch | undefined;
 
-  constructor(lineKey: string, deadline: number, clock: Clock, signal: AbortSignal | undefined, openWatch: () => ReleaseWatch) {
+  constructor(
+    space: LineSpace,
+    lineKey: string,
+    deadline: number,
+    clock: Clock,
+    signal: AbortSignal | undefined,
+    openWatch: () => ReleaseWatch,
+  ) {
+    this.#space = space;
     this.#lineKey = lineKey;
     this.#deadline = deadline;
     this.#clock = clock;
@@ -53,7 +42,7 @@ export class ContendedWait {
    * after also waiting (up to `firstDelayMs`) for its release to be announced.
    */
   queueBehindOthers(firstDelayMs: number): Promise<void> | undefined {
-    const place = joinLine(this.#lineKey);
+    const place = joinLine(this.#space, this.#lineKey);
     this.#place = place;
     if (place.atHead) return undefined;
     return this.#waitForTurn(place, firstDelayMs);
@@ -77,8 +66,15 @@ export class ContendedWait {
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
   close(acquired: boolean): void {
-    this.#place?.leave(acquired);
-    if (this.#watch) detachLineWatch(this.#lineKey);
+    const place = this.#place;
+    if (!place) return;
+    place.leave(acquired);
+    if (!this.#watch) return;
+    // The line's last watcher closes the watch the line shared.
+    const line = place.line;
+    if (--line.watchUsers > 0) return;
+    line.watch = undefined;
+    this.#watch.close();
   }
 
   async #waitForTurn(place: Place, firstDelayMs: number): Promise<void> {
@@ -93,7 +89,10 @@ export class ContendedWait {
   }
 
   #attachWatch(): ReleaseWatch {
-    this.#watch = attachLineWatch(this.#lineKey, this.#openWatch);
+    const line = (this.#place as Place).line;
+    line.watch ??= this.#openWatch();
+    line.watchUsers++;
+    this.#watch = line.watch;
     return this.#watch;
   }
 }

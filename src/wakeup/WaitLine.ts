@@ -1,23 +1,64 @@
+import type { ReleaseWatch } from './ReleaseWatch.js';
+
 /**
  * First-come-first-served lines of this process's waiters, one per set of
  * resources on one set of nodes. Only the head asks Redis; the others wait for
  * their turn, so 200 local waiters cost the nodes what one does.
  */
-const lines = new Map<string, Place[]>();
+export class LineSpace {
+  /** By resources key (see lineKey). */
+  readonly lines = new Map<string, Line>();
 
-/** Whether someone of this process is in the line for `key` (trying or waiting). */
-export function hasWaiters(key: string): boolean {
-  return lines.has(key);
+  /** Whether someone of this process is in the line for `key` (trying or waiting). */
+  hasWaiters(key: string): boolean {
+    return this.lines.has(key);
+  }
 }
 
-/** Joins the line for `key` at its tail. */
-export function joinLine(key: string): Place {
-  return new Place(key);
+/**
+ * One space per set of nodes, shared by every locker on those nodes. Lines
+ * are looked up in two steps (nodes, then resources) so that an acquire never
+ * builds and hashes one long key naming every node: that was a visible share
+ * of an uncontended acquire on five nodes.
+ */
+const spaces = new Map<string, LineSpace>();
+
+/** The space of the nodes named `nodes`: the same object for every locker on them. */
+export function lineSpaceFor(nodes: string): LineSpace {
+  let space = spaces.get(nodes);
+  if (!space) {
+    space = new LineSpace();
+    spaces.set(nodes, space);
+  }
+  return space;
+}
+
+/** The line key of a set of resources (one resource: the resource itself, no new string). */
+export function lineKey(keys: readonly string[]): string {
+  return keys.length === 1 ? (keys[0] as string) : keys.join('\u0000');
+}
+
+/** One line: its places, head first, and the release watch its waiters share (only the head waits on it). */
+export class Line {
+  readonly places: Place[] = [];
+  watch: ReleaseWatch | undefined;
+  watchUsers = 0;
+}
+
+/** Joins the line for `key` in `space` at its tail. */
+export function joinLine(space: LineSpace, key: string): Place {
+  let line = space.lines.get(key);
+  if (!line) {
+    line = new Line();
+    space.lines.set(key, line);
+  }
+  return new Place(space, key, line);
 }
 
 export class Place {
+  readonly #space: LineSpace;
   readonly #key: string;
-  readonly #line: Place[];
+  readonly line: Line;
   /** Set by turn() while it waits; called when this place reaches the head. */
   #reachHead: (() => void) | undefined;
   #left = false;
@@ -28,20 +69,16 @@ export class Place {
    */
   followsLocalHolder = false;
 
-  constructor(key: string) {
+  constructor(space: LineSpace, key: string, line: Line) {
+    this.#space = space;
     this.#key = key;
-    let line = lines.get(key);
-    if (!line) {
-      line = [];
-      lines.set(key, line);
-    }
-    this.#line = line;
-    line.push(this);
+    this.line = line;
+    line.places.push(this);
   }
 
   /** Whether this place is at the head of its line (the one that may ask Redis). */
   get atHead(): boolean {
-    return this.#line[0] === this;
+    return this.line.places[0] === this;
   }
 
   /** Resolves at the head of the line, after `maxWaitMs`, or when the signal aborts. */
@@ -66,12 +103,13 @@ export class Place {
   leave(acquired = false): void {
     if (this.#left) return;
     this.#left = true;
-    const index = this.#line.indexOf(this);
-    this.#line.splice(index, 1);
-    if (this.#line.length === 0) {
-      if (lines.get(this.#key) === this.#line) lines.delete(this.#key);
+    const places = this.line.places;
+    const index = places.indexOf(this);
+    places.splice(index, 1);
+    if (places.length === 0) {
+      if (this.#space.lines.get(this.#key) === this.line) this.#space.lines.delete(this.#key);
     } else if (index === 0) {
-      const next = this.#line[0] as Place;
+      const next = places[0] as Place;
       next.followsLocalHolder = acquired;
       next.#reachHead?.();
     }
