@@ -14,14 +14,70 @@ export interface FencedOutcome extends NodeOutcome {
   readonly tokens?: readonly bigint[];
 }
 
-/** Turns a reply (undefined after an error or timeout) into the outcome a caller wants. */
-type Describe<T, O> = (status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined) => O;
-
 /**
  * How long a request may take: a number of milliseconds, or the deadline it
  * shares with the requests sent with it to the other nodes.
  */
 export type RequestLimit = number | RequestDeadline;
+
+/**
+ * One kind of request, made once and sent to every node of a vote: how to
+ * send it, how to read the reply, and the outcome to report (the reply is
+ * undefined after an error or a timeout).
+ */
+export interface NodeRequest<T, O extends NodeOutcome> {
+  send(backend: NodeBackend): Promise<T>;
+  interpret(reply: T): NodeStatus;
+  describe(node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined): O;
+}
+
+// Outcomes are built field by field: object rest/spread here was a visible
+// share of an uncontended acquire on five nodes.
+function plainOutcome(node: string, status: NodeStatus, ms: number, _reply: unknown, error: Error | undefined): NodeOutcome {
+  return error ? { node, status, ms, error } : { node, status, ms };
+}
+
+function okOrHeld(ok: boolean): NodeStatus {
+  return ok ? 'ok' : 'held';
+}
+
+export function acquireRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
+  return { send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+}
+
+export function acquireFencedRequest(
+  keys: readonly string[],
+  value: string,
+  ttlMs: number,
+): NodeRequest<bigint[] | null, FencedOutcome> {
+  return {
+    send: (backend) => backend.acquireFenced!(keys, value, ttlMs),
+    interpret: (tokens) => (tokens ? 'ok' : 'held'),
+    describe: (node, status, ms, tokens, error): FencedOutcome =>
+      tokens ? { node, status, ms, tokens } : plainOutcome(node, status, ms, undefined, error),
+  };
+}
+
+export function fenceRequest(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<boolean, NodeOutcome> {
+  return { send: (backend) => backend.fence!(keys, value, tokens), interpret: okOrHeld, describe: plainOutcome };
+}
+
+export function extendRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
+  return { send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+}
+
+function releaseStatus(count: number): NodeStatus {
+  return count > 0 ? 'ok' : 'held';
+}
+
+function releaseOutcome(node: string, status: NodeStatus, ms: number, count: number | undefined, error: Error | undefined): ReleaseOutcome {
+  return error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 };
+}
+
+/** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
+export function releaseRequest(keys: readonly string[], value: string, undo = false): NodeRequest<number, ReleaseOutcome> {
+  return { send: (backend) => backend.release(keys, value, undo), interpret: releaseStatus, describe: releaseOutcome };
+}
 
 /**
  * One node as the coordinator sees it: every request has a timeout and
@@ -41,89 +97,69 @@ export class LockNode {
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
-    return this.call(limit, () => this.backend.acquire(keys, value, ttlMs), okOrHeld, this.#plain);
+    return this.ask(acquireRequest(keys, value, ttlMs), limit);
   }
 
   acquireFenced(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<FencedOutcome> {
-    return this.call(
-      limit,
-      () => this.backend.acquireFenced!(keys, value, ttlMs),
-      (tokens) => (tokens ? 'ok' : 'held'),
-      (status, ms, tokens, error): FencedOutcome =>
-        tokens ? { node: this.name, status, ms, tokens } : this.#plain(status, ms, undefined, error),
-    );
+    return this.ask(acquireFencedRequest(keys, value, ttlMs), limit);
   }
 
   fence(keys: readonly string[], value: string, tokens: readonly bigint[], limit: RequestLimit): Promise<NodeOutcome> {
-    return this.call(limit, () => this.backend.fence!(keys, value, tokens), okOrHeld, this.#plain);
+    return this.ask(fenceRequest(keys, value, tokens), limit);
   }
 
   extend(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
-    return this.call(limit, () => this.backend.extend(keys, value, ttlMs), okOrHeld, this.#plain);
+    return this.ask(extendRequest(keys, value, ttlMs), limit);
   }
 
   /** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
   release(keys: readonly string[], value: string, limit: RequestLimit, undo = false): Promise<ReleaseOutcome> {
-    return this.call(
-      limit,
-      () => this.backend.release(keys, value, undo),
-      (count) => (count > 0 ? 'ok' : 'held'),
-      (status, ms, count, error): ReleaseOutcome =>
-        error ? { node: this.name, status, ms, error, released: 0 } : { node: this.name, status, ms, released: count ?? 0 },
-    );
+    return this.ask(releaseRequest(keys, value, undo), limit);
   }
 
-  // Outcomes are built field by field: object rest/spread here was a visible
-  // share of an uncontended acquire on five nodes.
-  readonly #plain = (status: NodeStatus, ms: number, _reply: unknown, error: Error | undefined): NodeOutcome =>
-    error ? { node: this.name, status, ms, error } : { node: this.name, status, ms };
+  /** Sends `request`; resolves with its outcome, never rejects. */
+  ask<T, O extends NodeOutcome>(request: NodeRequest<T, O>, limit: RequestLimit): Promise<O> {
+    return new Promise((resolve) => this.send(request, limit, resolve));
+  }
 
-  private call<T, O>(
-    limit: RequestLimit,
-    request: () => Promise<T>,
-    interpret: (reply: T) => NodeStatus,
-    describe: Describe<T, O>,
-  ): Promise<O> {
+  /**
+   * Sends `request` and hands its outcome to `deliver`, exactly once: the
+   * reply, the error, or the timeout, whichever comes first. Never throws.
+   * A vote uses this directly, so that its requests cost no promise each.
+   */
+  send<T, O extends NodeOutcome>(request: NodeRequest<T, O>, limit: RequestLimit, deliver: (outcome: O) => void): void {
     const clock = this.clock;
     const deadline = typeof limit === 'number' ? new RequestDeadline(clock, limit) : limit;
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (status: NodeStatus, reply: T | undefined, error: Error | undefined): void => {
+    let settled = false;
+    const finish = (status: NodeStatus, reply: T | undefined, error: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      untrack();
+      deliver(request.describe(this.name, status, clock.now() - deadline.sentAt, reply, error));
+    };
+    const untrack = deadline.track(() => finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs)));
+    let pending: Promise<T>;
+    try {
+      pending = request.send(this.backend);
+    } catch (error) {
+      finish('error', undefined, asError(error));
+      return;
+    }
+    pending.then(
+      (reply) => {
         if (settled) return;
-        settled = true;
-        untrack();
-        resolve(describe(status, clock.now() - deadline.sentAt, reply, error));
-      };
-      const untrack = deadline.track(() =>
-        finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs)),
-      );
-      let pending: Promise<T>;
-      try {
-        pending = request();
-      } catch (error) {
-        finish('error', undefined, asError(error));
-        return;
-      }
-      pending.then(
-        (reply) => {
-          if (settled) return;
-          let status: NodeStatus;
-          try {
-            status = interpret(reply);
-          } catch (error) {
-            finish('error', undefined, asError(error));
-            return;
-          }
-          finish(status, reply, undefined);
-        },
-        (error: unknown) => finish('error', undefined, asError(error)),
-      );
-    });
+        let status: NodeStatus;
+        try {
+          status = request.interpret(reply);
+        } catch (error) {
+          finish('error', undefined, asError(error));
+          return;
+        }
+        finish(status, reply, undefined);
+      },
+      (error: unknown) => finish('error', undefined, asError(error)),
+    );
   }
-}
-
-function okOrHeld(ok: boolean): NodeStatus {
-  return ok ? 'ok' : 'held';
 }
 
 function asError(error: unknown): Error {

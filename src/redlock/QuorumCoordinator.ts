@@ -11,7 +11,16 @@ import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
 import type { ResolvedOptions } from '../lock/options.js';
-import type { FencedOutcome, LockNode } from '../node/LockNode.js';
+import {
+  acquireFencedRequest,
+  acquireRequest,
+  extendRequest,
+  type FencedOutcome,
+  fenceRequest,
+  type LockNode,
+  type NodeRequest,
+  releaseRequest,
+} from '../node/LockNode.js';
 import { RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
@@ -62,9 +71,10 @@ export class QuorumCoordinator extends LockManager {
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
-    const result = await vote<FencedOutcome>(this.nodes, this.quorum, (node) =>
-      fencing ? node.acquireFenced(keys, value, ttlMs, deadline) : node.acquire(keys, value, ttlMs, deadline),
-    );
+    const request: NodeRequest<unknown, FencedOutcome> = fencing
+      ? acquireFencedRequest(keys, value, ttlMs)
+      : acquireRequest(keys, value, ttlMs);
+    const result = await vote(this.nodes, this.quorum, request, deadline);
     if (!result.granted) {
       await this.#undoAcquire(keys, value, result.byNode);
       throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
@@ -76,7 +86,7 @@ export class QuorumCoordinator extends LockManager {
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
         const fenceDeadline = new RequestDeadline(clock, timeoutMs);
-        const written = await vote(this.nodes, this.quorum, (node) => node.fence(keys, value, tokens, fenceDeadline));
+        const written = await vote(this.nodes, this.quorum, fenceRequest(keys, value, tokens), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -96,7 +106,7 @@ export class QuorumCoordinator extends LockManager {
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const deadline = new RequestDeadline(clock, timeoutMs);
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, (node) => node.extend(keys, value, ttlMs, deadline));
+    const result = await vote(this.nodes, this.quorum, extendRequest(keys, value, ttlMs), deadline);
     if (result.granted) {
       const until = validUntil(ttlMs, startedAt, this.settings);
       const left = until - clock.now();
@@ -110,7 +120,7 @@ export class QuorumCoordinator extends LockManager {
   protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
     const nodes = this.nodes.length;
-    const result = await vote(this.nodes, this.quorum, (node) => node.release(keys, value, deadline));
+    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value), deadline);
     return new DecidedRelease(nodes, result);
   }
 
@@ -124,11 +134,8 @@ export class QuorumCoordinator extends LockManager {
    */
   async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
-    await Promise.all(
-      this.nodes
-        .filter((_, index) => decided[index]?.status !== 'held')
-        .map((node) => node.release(keys, value, deadline, true)),
-    );
+    const undo = releaseRequest(keys, value, true);
+    await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
   }
 
   #denial(keys: readonly string[], outcomes: readonly NodeOutcome[], contended: () => Error): Error {

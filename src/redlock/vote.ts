@@ -1,4 +1,4 @@
-import type { LockNode } from '../node/LockNode.js';
+import type { LockNode, NodeRequest, RequestLimit } from '../node/LockNode.js';
 import type { NodeOutcome } from '../node/outcome.js';
 import { verdict } from './quorum.js';
 
@@ -20,32 +20,56 @@ export interface VoteResult<O extends NodeOutcome> {
 export function vote<O extends NodeOutcome>(
   nodes: readonly LockNode[],
   quorum: number,
-  request: (node: LockNode) => Promise<O>,
+  request: NodeRequest<unknown, O>,
+  limit: RequestLimit,
 ): Promise<VoteResult<O>> {
-  const total = nodes.length;
-  const answers: (O | undefined)[] = new Array<O | undefined>(total);
-  let votesFor = 0;
-  let votesAgainst = 0;
-  let decided = false;
-
-  const known = (): O[] => answers.filter((o): o is O => o !== undefined);
-
   return new Promise((resolve) => {
-    const requests = nodes.map((node, index) =>
-      request(node).then((outcome) => {
-        answers[index] = outcome;
-        if (decided) return outcome;
-        if (outcome.status === 'ok') votesFor++;
-        else votesAgainst++;
-        const state = verdict(total, quorum, votesFor, votesAgainst);
-        if (state !== 'pending') {
-          decided = true;
-          resolve(new Decided(state === 'granted', known(), answers.slice(), requests));
-        }
-        return outcome;
-      }),
-    );
+    const ballot = new Ballot<O>(nodes.length, quorum, resolve);
+    nodes.forEach((node, index) => node.send(request, limit, (outcome) => ballot.count(index, outcome)));
   });
+}
+
+/** The outcomes of one vote as they arrive: decides once, and settles when every node has answered. */
+class Ballot<O extends NodeOutcome> {
+  readonly #answers: (O | undefined)[];
+  #waiting: number;
+  #votesFor = 0;
+  #votesAgainst = 0;
+  #decided: Decided<O> | undefined;
+  #settle: ((outcomes: readonly O[]) => void) | undefined;
+
+  constructor(
+    private readonly total: number,
+    private readonly quorum: number,
+    private readonly decide: (result: VoteResult<O>) => void,
+  ) {
+    this.#answers = new Array<O | undefined>(total);
+    this.#waiting = total;
+  }
+
+  count(index: number, outcome: O): void {
+    this.#answers[index] = outcome;
+    this.#waiting--;
+    if (this.#decided === undefined) {
+      if (outcome.status === 'ok') this.#votesFor++;
+      else this.#votesAgainst++;
+      const state = verdict(this.total, this.quorum, this.#votesFor, this.#votesAgainst);
+      if (state !== 'pending') {
+        const answers = this.#answers;
+        this.#decided = new Decided(state === 'granted', answers.filter((o): o is O => o !== undefined), answers.slice(), this);
+        this.decide(this.#decided);
+      }
+    }
+    if (this.#waiting === 0) this.#settle?.(this.#answers as O[]);
+  }
+
+  /** Every node's outcome, once all have answered. */
+  settled(): Promise<readonly O[]> {
+    if (this.#waiting === 0) return Promise.resolve(this.#answers as O[]);
+    return new Promise((resolve) => {
+      this.#settle = resolve;
+    });
+  }
 }
 
 /** A decided vote; `settled` is built when first read, since most callers never wait for the slowest node. */
@@ -56,11 +80,11 @@ class Decided<O extends NodeOutcome> implements VoteResult<O> {
     readonly granted: boolean,
     readonly outcomes: readonly O[],
     readonly byNode: readonly (O | undefined)[],
-    private readonly requests: readonly Promise<O>[],
+    private readonly ballot: Ballot<O>,
   ) {}
 
   get settled(): Promise<readonly O[]> {
-    this.#settled ??= Promise.all(this.requests);
+    this.#settled ??= this.ballot.settled();
     return this.#settled;
   }
 }

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../../src/clock/Clock.js';
 import { NodeTimeoutError } from '../../src/lock/errors.js';
-import { LockNode } from '../../src/node/LockNode.js';
+import { acquireRequest, LockNode } from '../../src/node/LockNode.js';
 import type { NodeOutcome, NodeStatus } from '../../src/node/outcome.js';
 import { denialCause, quorumFor, verdict } from '../../src/redlock/quorum.js';
 import { vote } from '../../src/redlock/vote.js';
@@ -126,7 +126,7 @@ describe('vote', () => {
 
         let resolutions = 0;
         let resolvedAt: number | undefined;
-        const voting = vote(nodes, quorum, (node) => node.acquire(['r'], 'ours', 60_000, NODE_TIMEOUT_MS)).then((result) => {
+        const voting = vote(nodes, quorum, acquireRequest(['r'], 'ours', 60_000), NODE_TIMEOUT_MS).then((result) => {
           resolutions++;
           resolvedAt = fakeTimerClock.now();
           return result;
