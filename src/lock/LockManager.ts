@@ -18,7 +18,7 @@ import {
 import { randomValue } from './randomValue.js';
 import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
-import { type LineSpace, lineKey } from '../wakeup/WaitLine.js';
+import type { LineSpace } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
 
@@ -30,6 +30,7 @@ import { assertFunction, assertTtl, normalizeResources, type Resources } from '.
 export abstract class LockManager implements Locker {
   protected readonly settings: ResolvedOptions;
   readonly #ops: LockOperations;
+  readonly #openWatch = (keys: readonly string[]): ReleaseWatch => this.releaseWatch(keys);
 
   protected constructor(settings: ResolvedOptions) {
     this.settings = settings;
@@ -66,7 +67,7 @@ export abstract class LockManager implements Locker {
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
     const wait = this.settings.wakeUp
-      ? new ContendedWait(this.lineSpace, lineKey(keys), deadline, clock, policy.signal, () => this.releaseWatch(keys))
+      ? new ContendedWait(this.lineSpace, keys, deadline, clock, policy.signal, this.#openWatch)
       : undefined;
     let attempt = 0;
     let acquired = false;
@@ -79,7 +80,7 @@ export abstract class LockManager implements Locker {
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);
       };
-      const grant = await retryAcquire(attemptOnce, policy, clock, deadline, wait?.pause);
+      const grant = await retryAcquire(attemptOnce, policy, clock, deadline, wait);
       const lock = await this.#handOver(keys, value, grant, policy.signal);
       acquired = true;
       return lock;

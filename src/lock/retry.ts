@@ -20,7 +20,9 @@ export function isRetryable(error: unknown): boolean {
  * already cut to the time left. The default sleeps; waiters woken by release
  * announcements may return sooner.
  */
-export type PauseBeforeRetry = (delayMs: number, attemptNumber: number) => Promise<void>;
+export interface PauseBeforeRetry {
+  pause(delayMs: number, attemptNumber: number): Promise<void>;
+}
 
 /**
  * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
@@ -40,7 +42,7 @@ export async function retryAcquire<T>(
   policy: ResolvedAcquire,
   clock: Clock,
   deadline: number,
-  pause: PauseBeforeRetry = (delayMs) => sleep(delayMs, policy.signal),
+  waiter?: PauseBeforeRetry,
 ): Promise<T> {
   const { signal, retry } = policy;
   if (signal?.aborted) throw new AbortedError(signal.reason);
@@ -49,7 +51,8 @@ export async function retryAcquire<T>(
     if (!isRetryable(error)) return false;
     const remaining = deadline - clock.now();
     if (remaining <= 0) return false;
-    await pause(Math.min(fullJitterDelay(attemptsMade, retry), remaining), attemptsMade);
+    const delayMs = Math.min(fullJitterDelay(attemptsMade, retry), remaining);
+    await (waiter ? waiter.pause(delayMs, attemptsMade) : sleep(delayMs, signal));
     if (signal?.aborted) throw new AbortedError(signal.reason);
     return true;
   };

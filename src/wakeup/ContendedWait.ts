@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
-import { joinLine, type LineSpace, type Place } from './WaitLine.js';
+import { joinLine, type LineSpace, lineKey, type Place } from './WaitLine.js';
 
 /**
  * How one acquire call waits its turn: it takes its place in this process's
@@ -15,20 +15,22 @@ export class ContendedWait {
   readonly #deadline: number;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
-  readonly #openWatch: () => ReleaseWatch;
+  readonly #keys: readonly string[];
+  readonly #openWatch: (keys: readonly string[]) => ReleaseWatch;
   #place: Place | undefined;
   #watch: ReleaseWatch | undefined;
 
   constructor(
     space: LineSpace,
-    lineKey: string,
+    keys: readonly string[],
     deadline: number,
     clock: Clock,
     signal: AbortSignal | undefined,
-    openWatch: () => ReleaseWatch,
+    openWatch: (keys: readonly string[]) => ReleaseWatch,
   ) {
     this.#space = space;
-    this.#lineKey = lineKey;
+    this.#keys = keys;
+    this.#lineKey = lineKey(keys);
     this.#deadline = deadline;
     this.#clock = clock;
     this.#signal = signal;
@@ -54,7 +56,7 @@ export class ContendedWait {
   }
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
-  readonly pause = async (delayMs: number): Promise<void> => {
+  async pause(delayMs: number): Promise<void> {
     const watch = this.#watch ?? this.#attachWatch();
     if (!watch.opened) {
       await watch.open();
@@ -62,7 +64,7 @@ export class ContendedWait {
       return;
     }
     return watch.wait(delayMs, this.#signal);
-  };
+  }
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
   close(acquired: boolean): void {
@@ -90,7 +92,7 @@ export class ContendedWait {
 
   #attachWatch(): ReleaseWatch {
     const line = (this.#place as Place).line;
-    line.watch ??= this.#openWatch();
+    line.watch ??= this.#openWatch(this.#keys);
     line.watchUsers++;
     this.#watch = line.watch;
     return this.#watch;
