@@ -21,6 +21,7 @@ import {
   type NodeRequest,
   releaseRequest,
 } from '../node/LockNode.js';
+import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import { RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
@@ -39,11 +40,13 @@ export class QuorumCoordinator extends LockManager {
   /** floor(N / 2) + 1. */
   readonly quorum: number;
   protected readonly lineSpace: LineSpace;
+  readonly #deadlines: DeadlineQueue;
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
     super(settings);
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
+    this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
     this.lineSpace = lineSpaceFor(nodes.map((node) => node.name).join(','));
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
@@ -67,7 +70,7 @@ export class QuorumCoordinator extends LockManager {
   protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#nodeTimeout(ttlMs);
-    const deadline = new RequestDeadline(clock, timeoutMs);
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
@@ -85,7 +88,7 @@ export class QuorumCoordinator extends LockManager {
       fencingTokens = largestTokens(perNode);
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
-        const fenceDeadline = new RequestDeadline(clock, timeoutMs);
+        const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
         const written = await vote(this.nodes, this.quorum, fenceRequest(keys, value, tokens), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode);
@@ -104,7 +107,7 @@ export class QuorumCoordinator extends LockManager {
     const clock = this.settings.clock;
     // A reply after the lock's current validity could no longer prove it held without a gap.
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
-    const deadline = new RequestDeadline(clock, timeoutMs);
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
     const result = await vote(this.nodes, this.quorum, extendRequest(keys, value, ttlMs), deadline);
     if (result.granted) {
@@ -118,7 +121,7 @@ export class QuorumCoordinator extends LockManager {
 
   /** Resolves when the vote is decided; the slowest nodes finish in `settled`. */
   protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
-    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
     const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value), deadline);
     return new DecidedRelease(nodes, result);
@@ -133,7 +136,7 @@ export class QuorumCoordinator extends LockManager {
    * it runs after it.
    */
   async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
-    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs);
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const undo = releaseRequest(keys, value, true);
     await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
   }

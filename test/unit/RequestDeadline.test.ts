@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DeadlineQueue } from '../../src/node/DeadlineQueue.js';
 import { RequestDeadline } from '../../src/node/RequestDeadline.js';
 import { FakeClock } from '../support/FakeClock.js';
 
@@ -59,5 +60,68 @@ describe('RequestDeadline', () => {
     other();
     expect(onExpire).toHaveBeenCalledOnce();
     expect(deadline.sentAt).toBe(1_000);
+  });
+
+  describe('with a queue of the same length', () => {
+    it('serves every deadline with one timer, in the order they were made, and drops those that ended', () => {
+      const queue = new DeadlineQueue(clock, 50);
+      const expired: string[] = [];
+      const first = new RequestDeadline(clock, 50, queue);
+      const endFirst = first.track(() => expired.push('first'));
+      clock.advance(10);
+      vi.advanceTimersByTime(10);
+      const second = new RequestDeadline(clock, 50, queue);
+      second.track(() => expired.push('second'));
+      second.track(() => expired.push('second, other node'));
+      expect(vi.getTimerCount()).toBe(1);
+      endFirst();
+      clock.advance(40);
+      vi.advanceTimersByTime(40);
+      // The first ended in time: nothing expires when the timer reaches it.
+      expect(expired).toEqual([]);
+      expect(vi.getTimerCount()).toBe(1);
+      clock.advance(10);
+      vi.advanceTimersByTime(10);
+      expect(expired).toEqual(['second', 'second, other node']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('never expires a deadline early, and leaves no timer once the queue is empty', () => {
+      const queue = new DeadlineQueue(clock, 50);
+      const onExpire = vi.fn();
+      const deadline = new RequestDeadline(clock, 50, queue);
+      const end = deadline.track(onExpire);
+      clock.advance(49);
+      vi.advanceTimersByTime(49);
+      expect(onExpire).not.toHaveBeenCalled();
+      end();
+      clock.advance(1);
+      vi.advanceTimersByTime(1);
+      expect(onExpire).not.toHaveBeenCalled();
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('uses its own timer when its length differs from the queue’s', () => {
+      const queue = new DeadlineQueue(clock, 50);
+      const onExpire = vi.fn();
+      new RequestDeadline(clock, 20, queue).track(onExpire);
+      clock.advance(20);
+      vi.advanceTimersByTime(20);
+      expect(onExpire).toHaveBeenCalledOnce();
+    });
+
+    it('gives a request tracked after its deadline left the queue only the time left', () => {
+      const queue = new DeadlineQueue(clock, 50);
+      const deadline = new RequestDeadline(clock, 50, queue);
+      deadline.track(() => undefined)();
+      new RequestDeadline(clock, 50, queue).track(() => undefined);
+      clock.advance(50);
+      vi.advanceTimersByTime(50);
+      const late = vi.fn();
+      deadline.track(late);
+      expect(late).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(0);
+      expect(late).toHaveBeenCalledOnce();
+    });
   });
 });
