@@ -104,11 +104,17 @@ export class Place {
     if (this.#left) return;
     this.#left = true;
     const places = this.line.places;
-    const index = places.indexOf(this);
-    places.splice(index, 1);
-    if (places.length === 0) {
+    if (places.length === 1) {
+      // Alone in the line, the uncontended case: no array surgery (splice
+      // allocates the array of what it removed).
+      places.length = 0;
       if (this.#space.lines.get(this.#key) === this.line) this.#space.lines.delete(this.#key);
-    } else if (index === 0) {
+      return;
+    }
+    const index = places.indexOf(this);
+    if (index === 0) places.shift();
+    else places.splice(index, 1);
+    if (index === 0) {
       const next = places[0] as Place;
       next.followsLocalHolder = acquired;
       next.#reachHead?.();
