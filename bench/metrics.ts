@@ -44,7 +44,7 @@ export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
   mixedP50Us: {
     heading: 'mixed p50 µs',
     description:
-      'median acquire+release cycle time when the contenders take one cycle each, in a new random order every pass, thousands of passes: all of them meet the same moments of the machine, so the ratios between them are the steadiest of the run',
+      'median acquire+release cycle time when the contenders take turns of 16 cycles, in a new random order every pass, 200 passes: all of them meet the same moments of the machine, so the ratios between them are the steadiest of the run',
     better: 'lower',
     digits: 0,
   },

@@ -33,8 +33,8 @@ const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget; mix
     rounds: 12,
     budget: { maxCycles: 1000, maxMs: 150, drainMs: 0 },
     warmup: { maxCycles: 500, maxMs: 200, drainMs: 0 },
-    // About 3 s per topology with six contenders.
-    mixedPasses: 3000,
+    // 200 bursts of 16 cycles each: about 3 s per topology with six contenders.
+    mixedPasses: 200,
   },
   'parallel-64': {
     rounds: 8,
@@ -68,7 +68,7 @@ const QUICK: Record<string, Budget> = {
   'burst-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
 };
 const QUICK_WARMUP: Budget = { maxCycles: 5, maxMs: 50, drainMs: 3000 };
-const QUICK_MIXED_PASSES = 10;
+const QUICK_MIXED_PASSES = 2;
 
 /** `available`: every contender this run could measure; the options pick among them. */
 export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan {
