@@ -118,6 +118,7 @@ export abstract class LockManager implements Locker {
   }
 
   #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number): Promise<Grant> {
+    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs);
     return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt }, () =>
       this.acquireOnNodes(keys, value, ttlMs),
     );

@@ -44,9 +44,25 @@ export async function retryAcquire<T>(
   deadline: number,
   waiter?: PauseBeforeRetry,
 ): Promise<T> {
-  const { signal, retry } = policy;
+  const { signal } = policy;
   if (signal?.aborted) throw new AbortedError(signal.reason);
+  try {
+    return await attempt();
+  } catch (error) {
+    return retryAfter(error, attempt, policy, clock, deadline, waiter);
+  }
+}
 
+/** After a first attempt failed with `firstError`: the retry loop (built only now). */
+async function retryAfter<T>(
+  firstError: unknown,
+  attempt: () => Promise<T>,
+  policy: ResolvedAcquire,
+  clock: Clock,
+  deadline: number,
+  waiter: PauseBeforeRetry | undefined,
+): Promise<T> {
+  const { signal, retry } = policy;
   const waitBeforeAttempt = async (error: unknown, attemptsMade: number): Promise<boolean> => {
     if (!isRetryable(error)) return false;
     const remaining = deadline - clock.now();
@@ -57,11 +73,7 @@ export async function retryAcquire<T>(
     return true;
   };
 
-  try {
-    return await attempt();
-  } catch (error) {
-    if (retry.retries === 0 || !(await waitBeforeAttempt(error, 1))) throw error;
-  }
+  if (retry.retries === 0 || !(await waitBeforeAttempt(firstError, 1))) throw firstError;
   return pRetry(
     () => {
       if (signal?.aborted) throw new AbortedError(signal.reason);

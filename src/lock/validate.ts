@@ -71,7 +71,9 @@ export function assertOptionsObject(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidArgumentError(argument, `expected an object, got ${describe(value)}`);
   }
-  for (const key of Object.keys(value)) {
+  // for...in, not Object.keys: this runs on every acquire, and needs no array.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (!known.includes(key)) {
       throw new InvalidArgumentError(`${argument}.${key}`, `unknown option (known: ${known.join(', ')})`);
     }
