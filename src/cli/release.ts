@@ -1,5 +1,5 @@
 import { monotonicClock } from '../clock/Clock.js';
-import { LockNode, type ReleaseOutcome } from '../node/LockNode.js';
+import { LockNode, type ReleaseOutcome, releaseRequest } from '../node/LockNode.js';
 import { RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { NodeConnections } from './NodeConnections.js';
 import { ExitCode } from './exitCodes.js';
@@ -29,7 +29,10 @@ export async function release(request: ReleaseRequest, reporter: Reporter): Prom
   try {
     const outcomes = await connections.eachNode<ReleaseOutcome>(
       (client, node) =>
-        new LockNode(new RedisNodeBackend(client, node), monotonicClock).release([request.resource], request.value, request.timeoutMs),
+        new LockNode(new RedisNodeBackend(client, node), monotonicClock).ask(
+          releaseRequest([request.resource], request.value),
+          request.timeoutMs,
+        ),
       (node, error) => ({ node, status: 'error', ms: 0, error, released: 0 }),
     );
     const released = outcomes.filter((outcome) => outcome.released > 0).length;

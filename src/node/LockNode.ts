@@ -96,28 +96,7 @@ export class LockNode {
     return this.backend.name;
   }
 
-  acquire(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
-    return this.ask(acquireRequest(keys, value, ttlMs), limit);
-  }
-
-  acquireFenced(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<FencedOutcome> {
-    return this.ask(acquireFencedRequest(keys, value, ttlMs), limit);
-  }
-
-  fence(keys: readonly string[], value: string, tokens: readonly bigint[], limit: RequestLimit): Promise<NodeOutcome> {
-    return this.ask(fenceRequest(keys, value, tokens), limit);
-  }
-
-  extend(keys: readonly string[], value: string, ttlMs: number, limit: RequestLimit): Promise<NodeOutcome> {
-    return this.ask(extendRequest(keys, value, ttlMs), limit);
-  }
-
-  /** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
-  release(keys: readonly string[], value: string, limit: RequestLimit, undo = false): Promise<ReleaseOutcome> {
-    return this.ask(releaseRequest(keys, value, undo), limit);
-  }
-
-  /** Sends `request`; resolves with its outcome, never rejects. */
+  /** Sends `request` (one of the …Request functions above); resolves with its outcome, never rejects. */
   ask<T, O extends NodeOutcome>(request: NodeRequest<T, O>, limit: RequestLimit): Promise<O> {
     return new Promise((resolve) => this.send(request, limit, resolve));
   }
