@@ -125,6 +125,7 @@ export abstract class LockManager implements Locker {
   }
 
   #observedExtend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
+    if (!channels.extend.hasSubscribers) return this.extendOnNodes(keys, value, ttlMs, remainingMs);
     return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () =>
       this.extendOnNodes(keys, value, ttlMs, remainingMs),
     );
