@@ -123,21 +123,20 @@ async function runScenario(
   }
 
   const passes = plan.mixedPasses(scenario);
-  const mixed =
-    passes > 0
-      ? await mixedP50s(
-          entrants.map((e) => ({ locker: e.locker, keyPrefix: `${prefix}:mixed:${contenderKey(e.contender)}`, quiet: () => e.group.quiet() })),
-          passes,
-          plan.ttlMs,
-        )
-      : undefined;
-  if (mixed !== undefined) {
+  const mixed = new Map<Entrant, number | undefined>();
+  if (passes > 0) {
+    const p50s = await mixedP50s(
+      entrants.map((e) => ({ locker: e.locker, keyPrefix: `${prefix}:mixed:${contenderKey(e.contender)}`, quiet: () => e.group.quiet() })),
+      passes,
+      plan.ttlMs,
+    );
+    entrants.forEach((entrant, index) => mixed.set(entrant, p50s[index]));
     progress.note(`${nodes} node${nodes === 1 ? '' : 's'} · ${scenario.id} · ${passes} mixed passes done`);
   }
 
-  for (const [index, [entrant, result]] of [...results].entries()) {
+  for (const [entrant, result] of results) {
     result.median = medianSample(result.rounds);
-    if (mixed !== undefined) result.median.mixedP50Us = mixed[index];
+    if (mixed.has(entrant)) result.median.mixedP50Us = mixed.get(entrant);
     const total = totals.get(entrant);
     if (total === undefined || total.cycles === 0) continue;
     for (const [name, entry] of total.stats) {
