@@ -112,12 +112,13 @@ export class Place {
       return;
     }
     const index = places.indexOf(this);
-    if (index === 0) places.shift();
-    else places.splice(index, 1);
-    if (index === 0) {
-      const next = places[0] as Place;
-      next.followsLocalHolder = acquired;
-      next.#reachHead?.();
+    if (index !== 0) {
+      places.splice(index, 1);
+      return;
     }
+    places.shift();
+    const next = places[0] as Place;
+    next.followsLocalHolder = acquired;
+    next.#reachHead?.();
   }
 }
