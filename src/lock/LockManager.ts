@@ -80,8 +80,15 @@ export abstract class LockManager implements Locker {
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt);
       };
-      const grant = await retryAcquire(attemptOnce, policy, clock, deadline, wait);
-      const lock = await this.#handOver(keys, value, grant, policy.signal);
+      if (policy.signal?.aborted) throw new AbortedError(policy.signal.reason);
+      let grant: Grant;
+      try {
+        grant = await attemptOnce();
+      } catch (error) {
+        grant = await retryAcquire(error, attemptOnce, policy, clock, deadline, wait);
+      }
+      const handed = this.#handOver(keys, value, grant, policy.signal);
+      const lock = handed instanceof Lock ? handed : await handed;
       acquired = true;
       return lock;
     } finally {
@@ -131,20 +138,23 @@ export abstract class LockManager implements Locker {
     );
   }
 
-  async #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
+  // Not async: an async function that returns a promise costs its caller two
+  // more microtasks, on every release.
+  #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
     if (!channels.release.hasSubscribers) return this.releaseOnNodes(keys, value);
     const clock = this.settings.clock;
     const startedAt = clock.now();
-    const result = await this.releaseOnNodes(keys, value);
-    void result.settled.then((all) =>
-      publish<ReleaseEvent>('release', () => ({
-        resources: keys,
-        released: all.released,
-        durationMs: clock.now() - startedAt,
-        nodes: all.outcomes,
-      })),
-    );
-    return result;
+    return this.releaseOnNodes(keys, value).then((result) => {
+      void result.settled.then((all) =>
+        publish<ReleaseEvent>('release', () => ({
+          resources: keys,
+          released: all.released,
+          durationMs: clock.now() - startedAt,
+          nodes: all.outcomes,
+        })),
+      );
+      return result;
+    });
   }
 
   #validate(resources: Resources, ttlMs: number): readonly string[] {
@@ -154,14 +164,17 @@ export abstract class LockManager implements Locker {
     return keys;
   }
 
-  /** A lock acquired just as the caller aborted is released, not dropped. */
-  async #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Promise<Lock> {
+  /**
+   * A lock acquired just as the caller aborted is released, not dropped.
+   * The common case returns the lock itself, not a promise: one microtask
+   * fewer before the caller has its lock.
+   */
+  #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Lock | Promise<never> {
     const lock = new Lock(this.#ops, keys, value, grant);
-    if (signal?.aborted) {
-      await lock.release();
+    if (!signal?.aborted) return lock;
+    return lock.release().then(() => {
       throw new AbortedError(signal.reason);
-    }
-    return lock;
+    });
   }
 }
 

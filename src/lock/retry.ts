@@ -25,36 +25,21 @@ export interface PauseBeforeRetry {
 }
 
 /**
- * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out
- * of retries, or passes `deadline` (on `clock`); then rejects with the last
- * attempt's error, so callers still tell contention from outage by its code.
+ * After a first attempt failed with `firstError`: runs `attempt` until it
+ * succeeds, fails with a non-retryable error, runs out of retries, or passes
+ * `deadline` (on `clock`); then rejects with the last attempt's error, so
+ * callers still tell contention from outage by its code.
  *
- * The first attempt runs on its own: most acquires succeed at once and need
- * no retry machinery. After that p-retry owns the loop and the retry count;
- * the deadline is read on our monotonic clock (an injected fake one in
- * tests). The wait between attempts is ours (p-retry's own delay is 0):
- * p-retry's `randomize` spreads waits only between 1x and 2x, not over the
- * whole window, and its signal handling would drop a lock acquired just as
- * the signal fired instead of releasing it.
+ * The caller makes the first attempt itself: most acquires succeed at once
+ * and need no retry machinery (nor one more promise between the reply and
+ * the lock). After that p-retry owns the loop and the retry count; the
+ * deadline is read on our monotonic clock (an injected fake one in tests).
+ * The wait between attempts is ours (p-retry's own delay is 0): p-retry's
+ * `randomize` spreads waits only between 1x and 2x, not over the whole
+ * window, and its signal handling would drop a lock acquired just as the
+ * signal fired instead of releasing it.
  */
 export async function retryAcquire<T>(
-  attempt: () => Promise<T>,
-  policy: ResolvedAcquire,
-  clock: Clock,
-  deadline: number,
-  waiter?: PauseBeforeRetry,
-): Promise<T> {
-  const { signal } = policy;
-  if (signal?.aborted) throw new AbortedError(signal.reason);
-  try {
-    return await attempt();
-  } catch (error) {
-    return retryAfter(error, attempt, policy, clock, deadline, waiter);
-  }
-}
-
-/** After a first attempt failed with `firstError`: the retry loop (built only now). */
-async function retryAfter<T>(
   firstError: unknown,
   attempt: () => Promise<T>,
   policy: ResolvedAcquire,

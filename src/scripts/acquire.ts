@@ -23,7 +23,7 @@ export function acquire(
   ttlMs: number,
 ): Promise<boolean> {
   if (keys.length === 1) return client.set(keys[0] as string, value, 'PX', ttlMs, 'NX').then(isOk);
-  return acquireScript.run(client, keys, [value, ttlMs]).then(isOne);
+  return acquireScript.run(client, keys, [value, ttlMs], isOne);
 }
 
 function isOk(reply: unknown): boolean {
@@ -40,7 +40,7 @@ export function acquireFenced(
   value: string,
   ttlMs: number,
 ): Promise<bigint[] | null> {
-  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence']).then(toTokens);
+  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence'], toTokens);
 }
 
 function toTokens(reply: unknown): bigint[] | null {

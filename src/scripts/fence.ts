@@ -6,5 +6,5 @@ export const fenceScript = new LuaScript('fence', source);
 
 /** Raises each resource's counter to at least its token while `value` holds every key. */
 export function fence(client: ScriptClient, keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
-  return fenceScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ...tokens.map(String)]).then(isOne);
+  return fenceScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ...tokens.map(String)], isOne);
 }

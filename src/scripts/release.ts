@@ -13,6 +13,6 @@ export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
  * it runs even on a node whose replies are lost and that forgot the script.
  */
 export function release(client: ScriptClient, keys: readonly string[], value: string, undo = false): Promise<number> {
-  if (undo) return runInline(releaseScript, client, keys, [value, '']).then(Number);
-  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX]).then(Number);
+  if (undo) return runInline(releaseScript, client, keys, [value, ''], Number);
+  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX], Number);
 }
