@@ -23,6 +23,11 @@ export function vote<O extends NodeOutcome>(
   request: NodeRequest<unknown, O>,
   limit: RequestLimit,
 ): Promise<VoteResult<O>> {
+  if (nodes.length === 1 && quorum === 1) {
+    // One node decides alone: no ballot (a single-node lock's commonest path, often run on cold caches).
+    const only = nodes[0] as LockNode;
+    return new Promise((resolve) => only.send(request, limit, (outcome) => resolve(new SoleVote(outcome))));
+  }
   return new Promise((resolve) => {
     const ballot = new Ballot<O>(nodes.length, quorum, resolve);
     nodes.forEach((node, index) => node.send(request, limit, (outcome) => ballot.count(index, outcome)));
@@ -86,5 +91,24 @@ class Decided<O extends NodeOutcome> implements VoteResult<O> {
   get settled(): Promise<readonly O[]> {
     this.#settled ??= this.ballot.settled();
     return this.#settled;
+  }
+}
+
+/** The vote of a single node: its one outcome decides and settles it. */
+class SoleVote<O extends NodeOutcome> implements VoteResult<O> {
+  readonly granted: boolean;
+  readonly outcomes: readonly O[];
+
+  constructor(outcome: O) {
+    this.granted = outcome.status === 'ok';
+    this.outcomes = [outcome];
+  }
+
+  get byNode(): readonly (O | undefined)[] {
+    return this.outcomes;
+  }
+
+  get settled(): Promise<readonly O[]> {
+    return Promise.resolve(this.outcomes);
   }
 }

@@ -80,4 +80,28 @@ describe('vote', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(settled?.map((o) => o.status)).toEqual(['ok', 'ok', 'timeout']);
   });
+
+  it.each([
+    ['ok', true, 'ok'],
+    ['held', false, 'held'],
+    ['reject', false, 'error'],
+    ['throw', false, 'error'],
+  ] as const)('on one node, decides and settles with its one outcome (%s)', async (answer, granted, status) => {
+    const only = backend('a', answer);
+    const result = await vote([new LockNode(only, new FakeClock())], 1, acquireRequest(['r'], 'v', 1000), 50);
+    expect(result.granted).toBe(granted);
+    expect(result.outcomes.map((o) => o.status)).toEqual([status]);
+    expect(result.byNode.map((o) => o?.status)).toEqual([status]);
+    expect((await result.settled).map((o) => o.status)).toEqual([status]);
+    expect(only.calls).toBe(1);
+  });
+
+  it('on one node, decides a timeout when the node never answers', async () => {
+    vi.useFakeTimers();
+    const pending = vote([new LockNode(backend('a', 'never'), new FakeClock())], 1, acquireRequest(['r'], 'v', 1000), 50);
+    await vi.advanceTimersByTimeAsync(50);
+    const result = await pending;
+    expect(result.granted).toBe(false);
+    expect(result.outcomes.map((o) => o.status)).toEqual(['timeout']);
+  });
 });
