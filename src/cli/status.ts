@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { quorumFor } from '../redlock/quorum.js';
+import { holderValue, isMarked } from '../scripts/waiterMark.js';
 import { NodeConnections } from './NodeConnections.js';
 import { ExitCode } from './exitCodes.js';
 import type { NodeAddress } from './nodeUrls.js';
@@ -8,8 +9,10 @@ import type { Reporter } from './Reporter.js';
 /** One node's view of the resource key. */
 export interface KeyState {
   readonly node: string;
-  /** The value stored (the holder's lock value), or null when the key is absent. */
+  /** The holder's lock value (the stored value without a waiter's mark), or null when the key is absent. */
   readonly value?: string | null;
+  /** True when a waiter marked the key: its release will be announced. */
+  readonly waiterMarked?: boolean;
   /** PTTL: ms left, -2 when absent, -1 when the key has no expiry. */
   readonly pttlMs?: number;
   /** Set when the node could not be read. */
@@ -58,7 +61,9 @@ async function readKey(client: Redis, node: string, key: string): Promise<KeySta
     const [get, pttl] = replies ?? [];
     const failed = get?.[0] ?? pttl?.[0] ?? (replies ? undefined : new Error('transaction aborted'));
     if (failed) return { node, error: failed.message };
-    return { node, value: (get?.[1] as string | null) ?? null, pttlMs: Number(pttl?.[1]) };
+    const stored = (get?.[1] as string | null) ?? null;
+    if (stored === null) return { node, value: null, pttlMs: Number(pttl?.[1]) };
+    return { node, value: holderValue(stored), waiterMarked: isMarked(stored), pttlMs: Number(pttl?.[1]) };
   } catch (error) {
     return { node, error: error instanceof Error ? error.message : String(error) };
   }
@@ -96,5 +101,5 @@ function describeState(state: KeyState): string {
   if (state.error !== undefined) return `error: ${state.error}`;
   if (state.value === null || state.value === undefined) return 'free';
   const expiry = state.pttlMs === -1 ? 'no expiry (not set by quorumlock?)' : `expires in ${state.pttlMs} ms`;
-  return `${state.value}  ${expiry}`;
+  return `${state.value}  ${expiry}${state.waiterMarked ? ', a waiter is listening' : ''}`;
 }

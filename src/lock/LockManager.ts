@@ -47,8 +47,12 @@ export abstract class LockManager implements Locker {
     return this.settings.clock;
   }
 
-  /** One attempt on the nodes. Rejects with LockHeldError, QuorumUnreachableError or ValidityExhaustedError. */
-  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant>;
+  /**
+   * One attempt on the nodes. Rejects with LockHeldError, QuorumUnreachableError
+   * or ValidityExhaustedError. `markIfHeld`: the caller listens for releases,
+   * so keys found held are marked for their release to be announced.
+   */
+  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant>;
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
@@ -78,7 +82,7 @@ export abstract class LockManager implements Locker {
       if (queued) await queued;
       const attemptOnce = (): Promise<Grant> => {
         wait?.beforeAttempt();
-        return this.#observedAcquire(keys, value, ttlMs, ++attempt);
+        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.marking === true);
       };
       if (policy.signal?.aborted) throw new AbortedError(policy.signal.reason);
       let grant: Grant;
@@ -103,7 +107,7 @@ export abstract class LockManager implements Locker {
     const value = randomValue();
     let grant: Grant;
     try {
-      grant = await this.#observedAcquire(keys, value, ttlMs, 1);
+      grant = await this.#observedAcquire(keys, value, ttlMs, 1, false);
     } catch (error) {
       if (error instanceof LockHeldError) return null;
       throw error;
@@ -124,10 +128,10 @@ export abstract class LockManager implements Locker {
     }
   }
 
-  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number): Promise<Grant> {
-    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs);
+  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number, markIfHeld: boolean): Promise<Grant> {
+    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs, markIfHeld);
     return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt }, () =>
-      this.acquireOnNodes(keys, value, ttlMs),
+      this.acquireOnNodes(keys, value, ttlMs, markIfHeld),
     );
   }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import { NodeTimeoutError } from '../lock/errors.js';
+import type { Announce } from '../scripts/release.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
 import { RequestDeadline } from './RequestDeadline.js';
@@ -41,17 +42,19 @@ function okOrHeld(ok: boolean): NodeStatus {
   return ok ? 'ok' : 'held';
 }
 
-export function acquireRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
-  return { send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+/** `markIfHeld`: the caller listens for releases (see NodeBackend.acquire). */
+export function acquireRequest(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): NodeRequest<boolean, NodeOutcome> {
+  return { send: (backend) => backend.acquire(keys, value, ttlMs, markIfHeld), interpret: okOrHeld, describe: plainOutcome };
 }
 
 export function acquireFencedRequest(
   keys: readonly string[],
   value: string,
   ttlMs: number,
+  markIfHeld = false,
 ): NodeRequest<bigint[] | null, FencedOutcome> {
   return {
-    send: (backend) => backend.acquireFenced!(keys, value, ttlMs),
+    send: (backend) => backend.acquireFenced!(keys, value, ttlMs, markIfHeld),
     interpret: (tokens) => (tokens ? 'ok' : 'held'),
     describe: (node, status, ms, tokens, error): FencedOutcome =>
       tokens ? { node, status, ms, tokens } : plainOutcome(node, status, ms, undefined, error),
@@ -74,9 +77,9 @@ function releaseOutcome(node: string, status: NodeStatus, ms: number, count: num
   return error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 };
 }
 
-/** `undo`: cleaning up a failed attempt (see NodeBackend.release). */
-export function releaseRequest(keys: readonly string[], value: string, undo = false): NodeRequest<number, ReleaseOutcome> {
-  return { send: (backend) => backend.release(keys, value, undo), interpret: releaseStatus, describe: releaseOutcome };
+/** `announce`: which deletions release watchers hear of (see NodeBackend.release). */
+export function releaseRequest(keys: readonly string[], value: string, announce: Announce = 'marked'): NodeRequest<number, ReleaseOutcome> {
+  return { send: (backend) => backend.release(keys, value, announce), interpret: releaseStatus, describe: releaseOutcome };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { Announce } from '../scripts/release.js';
+
 /**
  * The lock operations one node performs, with no timeout and no bookkeeping.
  * RedisNodeBackend runs them as Lua scripts on an ioredis client; the property
@@ -7,21 +9,24 @@ export interface NodeBackend {
   readonly name: string;
   /**
    * True when every key now holds `value`; false when any holds another value.
-   * A single key that already holds `value` itself counts as held (SET NX).
+   * A single key that already holds `value` itself counts as held (SET NX),
+   * unless `markIfHeld`. With `markIfHeld` (the caller listens for releases) a
+   * key found held is marked, so that its release is announced.
    */
-  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
+  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld?: boolean): Promise<boolean>;
   /** True when every key still held `value` and got the new TTL. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /**
-   * How many keys still held `value` and were deleted; each is announced to
-   * release watchers, except in an `undo` of a failed attempt.
+   * How many keys still held `value` (marked by a waiter or not) and were
+   * deleted; `announce` tells which deletions release watchers hear of
+   * (default: those a waiter marked).
    */
-  release(keys: readonly string[], value: string, undo?: boolean): Promise<number>;
+  release(keys: readonly string[], value: string, announce?: Announce): Promise<number>;
   /**
    * Acquire that also hands out each resource's next fencing token; null when
    * any key holds another value. Backends without it cannot serve `fencing: true`.
    */
-  acquireFenced?(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null>;
+  acquireFenced?(keys: readonly string[], value: string, ttlMs: number, markIfHeld?: boolean): Promise<bigint[] | null>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /**

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import {
+  type Announce,
   acquire,
   acquireFenced,
   extend,
@@ -34,14 +35,14 @@ export class RedisNodeBackend implements NodeBackend {
     this.name = name ?? describeClient(client);
   }
 
-  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<boolean> {
     this.coalesce();
-    return acquire(this.scripts, keys, value, ttlMs);
+    return acquire(this.scripts, keys, value, ttlMs, markIfHeld);
   }
 
-  acquireFenced(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
+  acquireFenced(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<bigint[] | null> {
     this.coalesce();
-    return acquireFenced(this.scripts, keys, value, ttlMs);
+    return acquireFenced(this.scripts, keys, value, ttlMs, markIfHeld);
   }
 
   fence(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
@@ -54,9 +55,9 @@ export class RedisNodeBackend implements NodeBackend {
     return extend(this.scripts, keys, value, ttlMs);
   }
 
-  release(keys: readonly string[], value: string, undo = false): Promise<number> {
+  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
     this.coalesce();
-    return release(this.scripts, keys, value, undo);
+    return release(this.scripts, keys, value, announce);
   }
 
   private coalesce(): void {

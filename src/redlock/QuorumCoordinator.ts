@@ -28,7 +28,7 @@ import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
-import { type LineSpace, lineSpaceFor } from '../wakeup/WaitLine.js';
+import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
 /**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
@@ -67,7 +67,7 @@ export class QuorumCoordinator extends LockManager {
     );
   }
 
-  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
+  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#nodeTimeout(ttlMs);
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
@@ -75,8 +75,8 @@ export class QuorumCoordinator extends LockManager {
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
     const request: NodeRequest<unknown, FencedOutcome> = fencing
-      ? acquireFencedRequest(keys, value, ttlMs)
-      : acquireRequest(keys, value, ttlMs);
+      ? acquireFencedRequest(keys, value, ttlMs, markIfHeld)
+      : acquireRequest(keys, value, ttlMs, markIfHeld);
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (!result.granted) {
       await this.#undoAcquire(keys, value, result.byNode);
@@ -119,11 +119,17 @@ export class QuorumCoordinator extends LockManager {
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
 
-  /** Resolves when the vote is decided; the slowest nodes finish in `settled`. */
+  /**
+   * Resolves when the vote is decided; the slowest nodes finish in `settled`.
+   * Waiters of other processes marked the keys they found held; this
+   * process's own waiters in line may not have asked Redis yet, so with them
+   * every deletion is announced.
+   */
   protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
-    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value), deadline);
+    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : 'marked';
+    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
     return new DecidedRelease(nodes, result);
   }
 
@@ -137,7 +143,7 @@ export class QuorumCoordinator extends LockManager {
    */
   async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
-    const undo = releaseRequest(keys, value, true);
+    const undo = releaseRequest(keys, value, 'none');
     await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
   }
 

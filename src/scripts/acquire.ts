@@ -15,13 +15,19 @@ export interface SetClient {
  * time, and the lock's commonest case. The one difference: a key that already
  * holds our own value (a retry after a lost reply whose undo also failed)
  * counts as held, so that node stays out of the vote until the key expires.
+ *
+ * `markIfHeld`: the caller listens for release announcements, so a key found
+ * held gets the waiter's mark (see waiterMark.ts) in the same step; that takes
+ * the script, also for one key.
  */
 export function acquire(
   client: ScriptClient & SetClient,
   keys: readonly string[],
   value: string,
   ttlMs: number,
+  markIfHeld = false,
 ): Promise<boolean> {
+  if (markIfHeld) return acquireScript.run(client, keys, [value, ttlMs, '', 'mark'], isOne);
   if (keys.length === 1) return client.set(keys[0] as string, value, 'PX', ttlMs, 'NX').then(isOk);
   return acquireScript.run(client, keys, [value, ttlMs], isOne);
 }
@@ -39,8 +45,10 @@ export function acquireFenced(
   keys: readonly string[],
   value: string,
   ttlMs: number,
+  markIfHeld = false,
 ): Promise<bigint[] | null> {
-  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence'], toTokens);
+  const args = markIfHeld ? [value, ttlMs, 'fence', 'mark'] : [value, ttlMs, 'fence'];
+  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], args, toTokens);
 }
 
 function toTokens(reply: unknown): bigint[] | null {

@@ -1,5 +1,6 @@
 -- fence: raise each resource's token counter to at least the given token,
--- while this node still holds the lock. Redlock writes the quorum's largest
+-- while this node still holds the lock (our value, with or without a waiter's
+-- trailing '!', see acquire.lua). Redlock writes the quorum's largest
 -- token back this way, so the next holder's quorum is sure to see it.
 -- KEYS[1..n]     the resources
 -- KEYS[n+1..2n]  each resource's token counter
@@ -8,10 +9,12 @@
 -- Returns 1 when every key holds the value (counters raised), else 0
 -- (nothing changed).
 local value = ARGV[1]
+local marked = value .. '!'
 local n = #KEYS / 2
 
 for i = 1, n do
-  if redis.call('GET', KEYS[i]) ~= value then
+  local current = redis.call('GET', KEYS[i])
+  if current ~= value and current ~= marked then
     return 0
   end
 end

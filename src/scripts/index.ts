@@ -3,4 +3,5 @@ export { acquire, acquireFenced, acquireScript, type SetClient } from './acquire
 export { extend, extendScript } from './extend.js';
 export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';
-export { RELEASE_CHANNEL_PREFIX, release, releaseScript } from './release.js';
+export { type Announce, RELEASE_CHANNEL_PREFIX, release, releaseScript } from './release.js';
+export { holderValue, isMarked, WAITER_MARK } from './waiterMark.js';

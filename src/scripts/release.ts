@@ -7,12 +7,19 @@ export const releaseScript = new LuaScript('release', source);
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
 
 /**
- * How many keys still held `value` and were deleted, each announced on its
- * channel. An `undo` (of a failed attempt) announces nothing, since it would
- * wake the very waiter that made the attempt, and sends the whole script, so
- * it runs even on a node whose replies are lost and that forgot the script.
+ * Which deletions a release announces: `all` (this process has waiters in
+ * line for the keys), `marked` (only keys a waiter marked: the others have
+ * nobody listening) or `none` (the undo of a failed attempt, which would only
+ * wake the very waiter that made it).
  */
-export function release(client: ScriptClient, keys: readonly string[], value: string, undo = false): Promise<number> {
-  if (undo) return runInline(releaseScript, client, keys, [value, ''], Number);
-  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX], Number);
+export type Announce = 'all' | 'marked' | 'none';
+
+/**
+ * How many keys still held `value` (marked or not) and were deleted. An undo
+ * (`none`) sends the whole script, so it runs even on a node whose replies
+ * are lost and that forgot the script.
+ */
+export function release(client: ScriptClient, keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
+  if (announce === 'none') return runInline(releaseScript, client, keys, [value, ''], Number);
+  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX, announce], Number);
 }

@@ -19,6 +19,10 @@ export class ContendedWait {
   readonly #openWatch: (keys: readonly string[]) => ReleaseWatch;
   #place: Place | undefined;
   #watch: ReleaseWatch | undefined;
+  /** Whether the current attempt marks what it finds held (see marking). */
+  #marking = false;
+  /** Whether the last wait ended with a release announcement. */
+  #woken = false;
 
   constructor(
     space: LineSpace,
@@ -50,20 +54,35 @@ export class ContendedWait {
     return this.#waitForTurn(place, firstDelayMs);
   }
 
+  /**
+   * Whether the attempt going out marks the keys it finds held, so that their
+   * release is announced (a holder announces only releases somebody waits
+   * for). Only an attempt made while we listen may wait for the announcement
+   * afterwards. One made just after an announcement goes unmarked: it is
+   * likely to succeed, and a plain SET NX is a third of the script's cost.
+   */
+  get marking(): boolean {
+    return this.#marking;
+  }
+
   /** Right before each attempt: releases seen so far no longer count. */
   beforeAttempt(): void {
     this.#watch?.beforeAttempt();
+    this.#marking = this.#watch?.listening === true && !this.#woken;
+    this.#woken = false;
   }
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   async pause(delayMs: number): Promise<void> {
     const watch = this.#watch ?? this.#attachWatch();
-    if (!watch.opened) {
+    if (!this.#marking) {
+      // Nothing tells the holder we wait: listen, then try again at once
+      // (a release may also have come just before), marking this time.
       await watch.open();
-      // Try again as soon as we listen: a release may have come just before.
       return;
     }
-    return watch.wait(delayMs, this.#signal);
+    await watch.wait(delayMs, this.#signal);
+    this.#woken = watch.releaseSeen;
   }
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
@@ -87,7 +106,10 @@ export class ContendedWait {
     await place.turn(this.#deadline - this.#clock.now(), this.#signal);
     await opening;
     // A release announced before we listened was missed: only an attempt tells.
-    if (place.followsLocalHolder && wasListening) await watch.wait(firstDelayMs, this.#signal);
+    if (place.followsLocalHolder && wasListening) {
+      await watch.wait(firstDelayMs, this.#signal);
+      this.#woken = watch.releaseSeen;
+    }
   }
 
   #attachWatch(): ReleaseWatch {

@@ -15,7 +15,8 @@ export class ReleaseWatch {
   readonly #timeoutMs: number;
   readonly #quorum: number;
   readonly #stops: (() => void)[] = [];
-  #opened = false;
+  #opening: Promise<void> | undefined;
+  #listening = false;
   #stopped = false;
   /** Nodes that announced a release since the last attempt. */
   readonly #announced = new Set<number>();
@@ -28,23 +29,33 @@ export class ReleaseWatch {
     this.#quorum = quorum;
   }
 
-  get #releaseSeen(): boolean {
+  /** Whether a release was announced (on a quorum of nodes) since the last attempt. */
+  get releaseSeen(): boolean {
     return this.#announced.size >= this.#quorum;
   }
 
+  /** Whether open() was called (by any of the waiters that share this watch). */
   get opened(): boolean {
-    return this.#opened;
+    return this.#opening !== undefined;
   }
 
-  /** Subscribes on every node that can; resolves once confirmed or timed out. */
-  async open(): Promise<void> {
-    if (this.#opened) return;
-    this.#opened = true;
+  /** Whether open() has finished: releases from now on are heard. */
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  /** Subscribes on every node that can; resolves once confirmed or timed out (every call, the same promise). */
+  open(): Promise<void> {
+    this.#opening ??= this.#subscribe();
+    return this.#opening;
+  }
+
+  async #subscribe(): Promise<void> {
     await Promise.all(
       this.#nodes.map(async (node, index) => {
         const onRelease = (): void => {
           this.#announced.add(index);
-          if (this.#releaseSeen) this.#wake?.();
+          if (this.releaseSeen) this.#wake?.();
         };
         const stop = await node.watchReleases?.(this.#keys, onRelease, this.#timeoutMs).catch(() => undefined);
         if (!stop) return;
@@ -52,6 +63,7 @@ export class ReleaseWatch {
         else this.#stops.push(stop);
       }),
     );
+    this.#listening = true;
   }
 
   /** Forgets releases seen so far: call right before an attempt goes out. */
@@ -61,7 +73,7 @@ export class ReleaseWatch {
 
   /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */
   wait(delayMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.#releaseSeen || delayMs <= 0 || signal?.aborted) return Promise.resolve();
+    if (this.releaseSeen || delayMs <= 0 || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

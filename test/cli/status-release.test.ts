@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redlock } from '../../src/index.js';
+import { WAITER_MARK } from '../../src/scripts/waiterMark.js';
 import { freePort } from '../support/freePort.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { jsonLine, redisFlags, runCli } from './cliProcess.js';
@@ -48,6 +49,23 @@ describe('quorumlock status', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`"orders:42": held by ${value} on 3 of 3 node(s), quorum is 2`);
     for (const label of labels) expect(human.stdout).toMatch(new RegExp(`${label}\\s+${value}\\s+expires in \\d+ ms`));
+  });
+
+  it('names the holder of a key that waiters marked on some nodes, and says so', async () => {
+    const value = await holdLock('orders:wanted');
+    await Promise.all(clients.slice(0, 2).map((client) => client.append('orders:wanted', WAITER_MARK)));
+    const result = await runCli(['status', ...redisFlags(urls), '--json', 'orders:wanted']);
+    const report = jsonLine(result.stdout);
+    expect(report).toMatchObject({ held: true, holder: value });
+    const nodes = report['nodes'] as { value: string; waiterMarked: boolean }[];
+    expect(nodes.map((n) => [n.value, n.waiterMarked])).toEqual([
+      [value, true],
+      [value, true],
+      [value, false],
+    ]);
+    const human = await runCli(['status', ...redisFlags(urls), 'orders:wanted']);
+    expect(human.stdout).toContain(`held by ${value} on 3 of 3 node(s)`);
+    expect(human.stdout.match(/a waiter is listening/g)).toHaveLength(2);
   });
 
   it('says a resource nobody holds is free', async () => {

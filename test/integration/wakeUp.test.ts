@@ -4,6 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { patient } from '../support/patient.js';
 import { type AcquireEvent, LockHeldError, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
+import { WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Backoff so long that only a release announcement can end the wait within the test's timeout. */
@@ -172,4 +174,76 @@ describe('wake-up on release', () => {
     await holder.release();
     await (await head).release();
   }, 20_000);
+
+  describe('a release is announced only when somebody waits', () => {
+    /** Counts the messages published on a resource's release channel. */
+    async function announcements(client: Redis, resource: string): Promise<{ heard: () => number; stop: () => Promise<void> }> {
+      const subscriber = client.duplicate();
+      let count = 0;
+      subscriber.on('message', () => count++);
+      await subscriber.subscribe(`quorumlock:released:${resource}`);
+      return {
+        heard: () => count,
+        stop: async () => {
+          await subscriber.quit();
+        },
+      };
+    }
+
+    it('an uncontended release publishes nothing', async () => {
+      const [client] = nodes.clients() as [Redis];
+      const channel = await announcements(client, 'quiet');
+      try {
+        const locker = new RedisLock(client, patient);
+        for (let i = 0; i < 5; i++) await (await locker.acquire('quiet', 10_000)).release();
+        // A marked key, released the same way, is heard: the check above could have failed.
+        await client.set('quiet', `foreign${WAITER_MARK}`, 'PX', 10_000);
+        await new RedisNodeBackend(client).release(['quiet'], 'foreign');
+        await expect.poll(channel.heard, { timeout: 5_000, interval: 10 }).toBe(1);
+      } finally {
+        await channel.stop();
+      }
+    });
+
+    it('a waiter marks the key it finds held, and the holder of another process announces its release', async () => {
+      const [client] = nodes.clients() as [Redis];
+      // The holder is another process: a plain SET of its value, and its release script, with no waiters of its own.
+      await client.set('remote', 'holder-of-another-process', 'PX', 60_000);
+      const waiting = new RedisLock(client, { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('remote', 10_000);
+      await expect.poll(() => client.get('remote'), { timeout: 10_000, interval: 10 }).toBe(`holder-of-another-process${WAITER_MARK}`);
+      expect(await new RedisNodeBackend(client).release(['remote'], 'holder-of-another-process')).toBe(1);
+      // Only the announcement can wake the waiter before the test times out.
+      const lock = await waiting;
+      expect(await client.get('remote')).toBe(lock.value);
+      await lock.release();
+    }, 15_000);
+
+    it('a holder whose key a waiter marked still extends, fences and releases it', async () => {
+      const clients = nodes.clients();
+      const locker = new Redlock(clients, { ...patient, fencing: true });
+      const holder = await locker.acquire('marked', 10_000);
+      const controller = new AbortController();
+      const waiting = new Redlock(clients, { ...patient, fencing: true, retry: NO_POLLING }).acquire('marked', 10_000, {
+        signal: controller.signal,
+      });
+      await expect
+        .poll(async () => (await Promise.all(clients.map((c) => c.get('marked')))).every((v) => v === `${holder.value}${WAITER_MARK}`), {
+          timeout: 10_000,
+          interval: 10,
+        })
+        .toBe(true);
+      controller.abort();
+      await expect(waiting).rejects.toMatchObject({ code: 'QUORUMLOCK_ABORTED' });
+      await holder.extend(20_000);
+      // The extend resolves at a quorum: that many nodes have the new TTL already.
+      const ttls = await Promise.all(clients.map((c) => c.pttl('marked')));
+      expect(ttls.filter((ttl) => ttl > 10_000).length).toBeGreaterThanOrEqual(locker.quorum);
+      expect((await (await holder.release()).settled).released).toBe(clients.length);
+      expect(await Promise.all(clients.map((c) => c.exists('marked')))).toEqual(clients.map(() => 0));
+      // The next holder's token is still above the marked holder's.
+      const next = await locker.acquire('marked', 10_000);
+      expect(next.fencingToken! > holder.fencingToken!).toBe(true);
+      await next.release();
+    }, 15_000);
+  });
 });

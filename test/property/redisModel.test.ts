@@ -16,6 +16,7 @@ import { ErrorCode, isQuorumLockError, type Lock, RedisLock, Redlock } from '../
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { patient } from '../support/patient.js';
 import { checkProperty, commandsConstraints, fullRun, report, timeoutFor } from './fcConfig.js';
+import { holderValue } from '../../src/scripts/waiterMark.js';
 
 const OWNERS = 3;
 const RESOURCES = ['r1', 'r2', 'r3'] as const;
@@ -82,9 +83,15 @@ async function checkNodes(model: Model, real: Real, after: string): Promise<void
   }
 }
 
+/** The holder's value at `key` on a node (a waiter's mark taken off), or null. */
+async function holderOn(node: Redis, key: string): Promise<string | null> {
+  const stored = await node.get(key);
+  return stored === null ? null : holderValue(stored);
+}
+
 async function nodeMismatch(model: Model, real: Real): Promise<string | undefined> {
   for (const resource of RESOURCES) {
-    const values = await Promise.all(real.nodes.map((node) => node.get(resource)));
+    const values = await Promise.all(real.nodes.map((node) => holderOn(node, resource)));
     const holder = model.holders.get(resource);
     const expected = holder === undefined ? undefined : model.owners[holder]?.lock?.value;
     const where = `${resource} on the nodes: ${JSON.stringify(values)}, expected ${expected ?? 'nothing'}`;
@@ -152,7 +159,7 @@ class Extend implements Command {
       expect(outcome, `${this} of a held lock`).toBeUndefined();
       // The extend resolved at a quorum: that many nodes have the new TTL already (a slower one may not yet).
       const key = lock.resources[0] as string;
-      const ttls = await Promise.all(r.nodes.map(async (node) => ((await node.get(key)) === lock.value ? node.pttl(key) : -2)));
+      const ttls = await Promise.all(r.nodes.map(async (node) => ((await holderOn(node, key)) === lock.value ? node.pttl(key) : -2)));
       expect(ttls.filter((ttl) => ttl > 0 && ttl <= this.ttlMs).length, `${this}: PTTLs ${ttls}`).toBeGreaterThanOrEqual(r.quorum);
     }
     await checkNodes(m, r, this.toString());
@@ -189,7 +196,7 @@ class Expire implements Command {
     count(this.constructor.name);
     const { lock } = m.owners[this.owner] as OwnerState & { lock: Lock };
     for (const node of r.nodes) {
-      for (const resource of lock.resources) if ((await node.get(resource)) === lock.value) await node.del(resource);
+      for (const resource of lock.resources) if ((await holderOn(node, resource)) === lock.value) await node.del(resource);
     }
     for (const resource of lock.resources) m.holders.delete(resource);
     m.owners[this.owner] = { lock, stale: true };
@@ -209,7 +216,7 @@ class Using implements Command {
       ?.using(this.resources, this.ttlMs, async (signal, lock) => {
         expect(signal.aborted).toBe(false);
         for (const resource of this.resources) {
-          const values = await Promise.all(r.nodes.map((node) => node.get(resource)));
+          const values = await Promise.all(r.nodes.map((node) => holderOn(node, resource)));
           expect(values.filter((v) => v === lock.value).length).toBeGreaterThanOrEqual(r.quorum);
         }
         if (this.rival !== this.owner && m.owners[this.rival]?.lock === undefined) {

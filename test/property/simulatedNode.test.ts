@@ -2,7 +2,8 @@
  * The simulated node is only worth what it agrees with: the same random
  * command sequences run on a SimulatedNode (FakeClock) and on a real
  * redis-server (RedisNodeBackend, the library's own Lua scripts) must give the
- * same replies and leave the same keys, values and TTLs.
+ * same replies, leave the same keys, values (waiters' marks included) and
+ * TTLs, and announce the same releases.
  *
  * Time: the fake clock is advanced in whole seconds, and the real node is
  * moved forward by the same amount by taking it off every key's TTL (the skew
@@ -16,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
+import type { Announce } from '../../src/scripts/release.js';
 import { FakeClock } from '../support/FakeClock.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { SimulatedNode } from '../support/SimulatedNode.js';
@@ -28,8 +30,9 @@ const SEQUENCE_RUNS = 300;
 const TTL_SLACK_MS = 50;
 
 type Command =
-  | { readonly op: 'acquire' | 'extend'; readonly keys: string[]; readonly value: string; readonly ttlMs: number }
-  | { readonly op: 'release'; readonly keys: string[]; readonly value: string }
+  | { readonly op: 'acquire'; readonly keys: string[]; readonly value: string; readonly ttlMs: number; readonly markIfHeld: boolean }
+  | { readonly op: 'extend'; readonly keys: string[]; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'release'; readonly keys: string[]; readonly value: string; readonly announce: Announce }
   | { readonly op: 'advance'; readonly ms: number };
 
 // Few keys and values, so commands collide; keys may repeat within one call, as the scripts allow.
@@ -37,8 +40,9 @@ const keysArb = fc.array(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 3 
 const valueArb = fc.constantFrom('v1', 'v2', 'v3');
 const ttlArb = fc.integer({ min: 1, max: 12 }).map((k) => k * UNIT_MS);
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constantFrom('acquire' as const, 'extend' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
-  fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb }),
+  fc.record({ op: fc.constant('acquire' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb, markIfHeld: fc.boolean() }),
+  fc.record({ op: fc.constant('extend' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
+  fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb, announce: fc.constantFrom<Announce>('all', 'marked', 'none') }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 
@@ -63,7 +67,7 @@ describe('SimulatedNode against a real redis-server', () => {
         await client.flushall();
         const clock = new FakeClock(0);
         const simulated = new SimulatedNode('sim', clock);
-        // Release announcements (release.lua PUBLISHes each key it deletes), counted per key on both.
+        // Release announcements (release.lua PUBLISHes the deletions waiters listen for), counted per key on both.
         const heard = { real: new Map<string, number>(), simulated: new Map<string, number>() };
         const hear = (side: Map<string, number>, key: string) => () => side.set(key, (side.get(key) ?? 0) + 1);
         const stops = await Promise.all(
@@ -83,13 +87,16 @@ describe('SimulatedNode against a real redis-server', () => {
               jumps++;
             }
           } else {
+            const { keys, value } = command;
             const [expected, actual] =
               command.op === 'release'
-                ? [await simulated.release(command.keys, command.value), await real.release(command.keys, command.value)]
-                : [
-                    await simulated[command.op](command.keys, command.value, command.ttlMs),
-                    await real[command.op](command.keys, command.value, command.ttlMs),
-                  ];
+                ? [await simulated.release(keys, value, command.announce), await real.release(keys, value, command.announce)]
+                : command.op === 'acquire'
+                  ? [
+                      await simulated.acquire(keys, value, command.ttlMs, command.markIfHeld),
+                      await real.acquire(keys, value, command.ttlMs, command.markIfHeld),
+                    ]
+                  : [await simulated.extend(keys, value, command.ttlMs), await real.extend(keys, value, command.ttlMs)];
             expect(actual, where).toBe(expected);
           }
           // The whole keyspace agrees: same keys, same values, TTLs apart by no more than the real time that passed.

@@ -17,6 +17,8 @@
  */
 import type { Clock } from '../../src/clock/Clock.js';
 import type { NodeBackend } from '../../src/node/NodeBackend.js';
+import type { Announce } from '../../src/scripts/release.js';
+import { isMarked, WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
 export type SimulatedOperation = 'acquire' | 'extend' | 'release';
 
@@ -105,16 +107,16 @@ export class SimulatedNode implements NodeBackend {
 
   // --- NodeBackend -----------------------------------------------------------
 
-  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
-    return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquire(keys, value, ttlMs));
+  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<boolean> {
+    return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquire(keys, value, ttlMs, markIfHeld));
   }
 
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
-  release(keys: readonly string[], value: string, undo = false): Promise<number> {
-    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, !undo));
+  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
+    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
   }
 
   /** As RedisNodeBackend.watchReleases: `onRelease` hears every key a release deletes here. */
@@ -132,40 +134,50 @@ export class SimulatedNode implements NodeBackend {
   // --- the three scripts, applied at once --------------------------------------
 
   /**
-   * acquire.lua: all keys or none; true when every key now holds `value`.
-   * One key is a SET NX PX, which refuses a key holding our own value too.
+   * acquire.lua: all keys or none; true when every key now holds `value`
+   * (marked or not: a mark is kept). One key without `markIfHeld` is a SET NX
+   * PX, which refuses a key holding our own value too. With `markIfHeld` the
+   * first key held by another value gets the waiter's mark.
    */
-  applyAcquire(keys: readonly string[], value: string, ttlMs: number): { result: boolean; changed: Changed } {
+  applyAcquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): { result: boolean; changed: Changed } {
     assertTtl(ttlMs);
-    if (keys.length === 1 && this.get(keys[0] as string) !== undefined) return { result: false, changed: [] };
+    if (!markIfHeld && keys.length === 1 && this.get(keys[0] as string) !== undefined) return { result: false, changed: [] };
     for (const key of keys) {
       const current = this.get(key);
-      if (current !== undefined && current !== value) return { result: false, changed: [] };
+      if (current !== undefined && !holds(current, value)) {
+        if (!markIfHeld || isMarked(current)) return { result: false, changed: [] };
+        const entry = this.store.get(key) as Entry;
+        this.store.set(key, { value: current + WAITER_MARK, expiresAt: entry.expiresAt });
+        return { result: false, changed: [{ key, before: current }] };
+      }
     }
     const expiresAt = this.clock.now() + ttlMs;
     const changed = keys.map((key) => ({ key, before: this.get(key) }));
-    for (const key of keys) this.store.set(key, { value, expiresAt });
+    for (const key of keys) this.store.set(key, { value: this.get(key) ?? value, expiresAt });
     return { result: true, changed };
   }
 
-  /** extend.lua: new TTL on every key, only if every key holds `value`. */
+  /** extend.lua: new TTL on every key, only if every key holds `value` (marked or not). */
   applyExtend(keys: readonly string[], value: string, ttlMs: number): { result: boolean; changed: Changed } {
     assertTtl(ttlMs);
-    for (const key of keys) if (this.get(key) !== value) return { result: false, changed: [] };
+    for (const key of keys) if (!holds(this.get(key), value)) return { result: false, changed: [] };
     const expiresAt = this.clock.now() + ttlMs;
-    for (const key of keys) this.store.set(key, { value, expiresAt });
-    return { result: true, changed: keys.map((key) => ({ key, before: value })) };
+    const changed = keys.map((key) => ({ key, before: this.get(key) }));
+    for (const key of keys) this.store.set(key, { value: this.get(key) as string, expiresAt });
+    return { result: true, changed };
   }
 
-  /** release.lua: deletes each key still holding `value`; returns how many. */
-  applyRelease(keys: readonly string[], value: string, announce = true): { result: number; changed: Changed } {
+  /** release.lua: deletes each key still holding `value` (marked or not); returns how many. */
+  applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked'): { result: number; changed: Changed } {
     const changed: { key: string; before: string }[] = [];
     for (const key of keys) {
-      if (this.get(key) === value) {
+      const current = this.get(key);
+      if (holds(current, value)) {
         this.store.delete(key);
-        changed.push({ key, before: value });
+        changed.push({ key, before: current });
         // Pub/sub messages travel on the subscriber's own connection: they arrive after the script ran.
-        if (announce) for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
+        const heard = announce === 'all' || (announce === 'marked' && isMarked(current));
+        if (heard) for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
       }
     }
     return { result: changed.length, changed };
@@ -274,6 +286,11 @@ export class SimulatedNode implements NodeBackend {
 }
 
 type Changed = readonly { key: string; before: string | undefined }[];
+
+/** Whether `stored` is `value`, with or without a waiter's mark. */
+function holds(stored: string | undefined, value: string): stored is string {
+  return stored === value || stored === value + WAITER_MARK;
+}
 
 /** SET ... PX and PEXPIRE reject anything but a positive integer. */
 function assertTtl(ttlMs: number): void {

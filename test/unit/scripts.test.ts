@@ -9,7 +9,7 @@ const scripts = readdirSync(scriptsDir).filter((name) => name.endsWith('.lua'));
  * Redis commands that exist in 5.0 with the arguments we use. GETDEL (6.2),
  * SET ... GET (6.2), EXPIRE ... GT (7.0) and FUNCTION (7.0) are not here.
  */
-const REDIS_5_COMMANDS = new Set(['GET', 'SET', 'DEL', 'EXISTS', 'PEXPIRE', 'PTTL', 'INCR', 'INCRBY', 'PUBLISH', 'TIME']);
+const REDIS_5_COMMANDS = new Set(['GET', 'SET', 'DEL', 'EXISTS', 'PEXPIRE', 'PTTL', 'INCR', 'INCRBY', 'PUBLISH', 'TIME', 'APPEND']);
 const SET_ARGUMENTS_IN_REDIS_5 = new Set(['PX', 'NX', 'XX', 'EX']);
 
 function commandsOf(source: string): { command: string; args: string[] }[] {

@@ -66,8 +66,8 @@ export class ObservedRedlock extends Redlock {
     return super.using(resources, ttlMs, (signal, lock) => routine(signal, this.#handedOver(lock)), options);
   }
 
-  protected override acquireOnNodes(keys: readonly string[], value: string, ttlMs: number): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs));
+  protected override acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant> {
+    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, markIfHeld));
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
