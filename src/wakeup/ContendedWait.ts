@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
-import { joinLine, type LineSpace, lineKey, type Place } from './WaitLine.js';
+import { joinLine, leaveAlone, Line, type LineSpace, lineKey, type LoneHead, Place, standAlone } from './WaitLine.js';
 
 /**
  * How one acquire call waits its turn: it takes its place in this process's
@@ -9,7 +9,7 @@ import { joinLine, type LineSpace, lineKey, type Place } from './WaitLine.js';
  * sleeps between attempts until a release is announced or its backoff delay
  * passes. No release watch is opened while attempts succeed.
  */
-export class ContendedWait {
+export class ContendedWait implements LoneHead {
   readonly #space: LineSpace;
   readonly #lineKey: string;
   readonly #deadline: number;
@@ -48,10 +48,19 @@ export class ContendedWait {
    * after also waiting (up to `firstDelayMs`) for its release to be announced.
    */
   queueBehindOthers(firstDelayMs: number): Promise<void> | undefined {
+    if (standAlone(this.#space, this.#lineKey, this)) return undefined;
     const place = joinLine(this.#space, this.#lineKey);
     this.#place = place;
     if (place.atHead) return undefined;
     return this.#waitForTurn(place, firstDelayMs);
+  }
+
+  /** @internal Builds our line, with us at its head: someone joins us, or we need its shared watch. */
+  formLine(): Line {
+    const line = new Line();
+    this.#space.lines.set(this.#lineKey, line);
+    this.#place = new Place(this.#space, this.#lineKey, line);
+    return line;
   }
 
   /**
@@ -88,7 +97,10 @@ export class ContendedWait {
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
   close(acquired: boolean): void {
     const place = this.#place;
-    if (!place) return;
+    if (!place) {
+      leaveAlone(this.#space, this.#lineKey, this);
+      return;
+    }
     place.leave(acquired);
     if (!this.#watch) return;
     // The line's last watcher closes the watch the line shared.
@@ -113,7 +125,7 @@ export class ContendedWait {
   }
 
   #attachWatch(): ReleaseWatch {
-    const line = (this.#place as Place).line;
+    const line = this.#place?.line ?? this.formLine();
     line.watch ??= this.#openWatch(this.#keys);
     line.watchUsers++;
     this.#watch = line.watch;

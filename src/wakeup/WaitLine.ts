@@ -6,8 +6,8 @@ import type { ReleaseWatch } from './ReleaseWatch.js';
  * their turn, so 200 local waiters cost the nodes what one does.
  */
 export class LineSpace {
-  /** By resources key (see lineKey). */
-  readonly lines = new Map<string, Line>();
+  /** By resources key (see lineKey): a line, or a caller alone at its head. */
+  readonly lines = new Map<string, Line | LoneHead>();
 
   /** Whether someone of this process is in the line for `key` (trying or waiting). */
   hasWaiters(key: string): boolean {
@@ -45,12 +45,37 @@ export class Line {
   watchUsers = 0;
 }
 
+/**
+ * A caller alone at the head of its line, the uncontended case: no line is
+ * built for it (a line, a place and its bookkeeping were a tenth of an
+ * uncontended acquire on one node, most of it in code run cold). Whoever
+ * joins next has it build the line, with itself at the head.
+ */
+export interface LoneHead {
+  formLine(): Line;
+}
+
+/** Stands alone at the head of the line for `key`; false when someone is there already. */
+export function standAlone(space: LineSpace, key: string, head: LoneHead): boolean {
+  if (space.lines.has(key)) return false;
+  space.lines.set(key, head);
+  return true;
+}
+
+/** A lone head leaves (idempotent; nothing if it has formed a line since). */
+export function leaveAlone(space: LineSpace, key: string, head: LoneHead): void {
+  if (space.lines.get(key) === head) space.lines.delete(key);
+}
+
 /** Joins the line for `key` in `space` at its tail. */
 export function joinLine(space: LineSpace, key: string): Place {
-  let line = space.lines.get(key);
-  if (!line) {
+  const found = space.lines.get(key);
+  let line: Line;
+  if (found === undefined) {
     line = new Line();
     space.lines.set(key, line);
+  } else {
+    line = found instanceof Line ? found : found.formLine();
   }
   return new Place(space, key, line);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinLine, lineKey, lineSpaceFor } from '../../src/wakeup/WaitLine.js';
+import { joinLine, leaveAlone, Line, lineKey, lineSpaceFor, Place, standAlone } from '../../src/wakeup/WaitLine.js';
 
 const space = lineSpaceFor('unit-test-nodes');
 
@@ -22,6 +22,39 @@ describe('local wait line', () => {
     third.leave();
     expect(order).toEqual(['first', 'second', 'third']);
     expect(space.hasWaiters('k1')).toBe(false);
+  });
+
+  it('builds no line for a caller alone, and puts it at the head once someone joins', async () => {
+    let headPlace: Place | undefined;
+    const lone = {
+      formLine(): Line {
+        // As ContendedWait does: the lone caller takes the head of the line it builds.
+        const line = new Line();
+        space.lines.set('k0', line);
+        headPlace = new Place(space, 'k0', line);
+        return line;
+      },
+    };
+    expect(standAlone(space, 'k0', lone)).toBe(true);
+    expect(space.hasWaiters('k0')).toBe(true);
+    expect(standAlone(space, 'k0', { formLine: lone.formLine })).toBe(false);
+    const next = joinLine(space, 'k0');
+    expect(headPlace?.atHead).toBe(true);
+    expect(next.atHead).toBe(false);
+    // The lone caller has a place now: leaving alone no longer applies.
+    leaveAlone(space, 'k0', lone);
+    expect(space.hasWaiters('k0')).toBe(true);
+    const turn = next.turn(Number.POSITIVE_INFINITY);
+    headPlace?.leave(true);
+    await turn;
+    expect(next.atHead).toBe(true);
+    expect(next.followsLocalHolder).toBe(true);
+    next.leave();
+    expect(space.hasWaiters('k0')).toBe(false);
+    // Alone again, and gone without a trace.
+    expect(standAlone(space, 'k0', lone)).toBe(true);
+    leaveAlone(space, 'k0', lone);
+    expect(space.hasWaiters('k0')).toBe(false);
   });
 
   it('lets a waiter give up its place without blocking the rest', async () => {
