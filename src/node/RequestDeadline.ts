@@ -91,8 +91,11 @@ export class RequestDeadline implements QueuedDeadline {
   }
 
   #stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#tracked = [];
+    // A queued deadline has no timer of its own: no call into the timers module.
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#tracked.length = 0;
   }
 }
