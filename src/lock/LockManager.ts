@@ -9,6 +9,7 @@ import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
 import {
   type AcquireOptions,
+  type ResolvedAcquire,
   type ResolvedOptions,
   resolveAcquireOptions,
   resolveTryAcquireOptions,
@@ -20,7 +21,7 @@ import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import type { LineSpace } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
-import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
+import { assertFunction, assertTtl, MAX_TTL_MS, normalizeResources, type Resources } from './validate.js';
 
 /**
  * The Locker calls shared by RedisLock and Redlock: validation, retries,
@@ -31,9 +32,12 @@ export abstract class LockManager implements Locker {
   protected readonly settings: ResolvedOptions;
   readonly #ops: LockOperations;
   readonly #openWatch = (keys: readonly string[]): ReleaseWatch => this.releaseWatch(keys);
+  /** What acquire() does without options, resolved once. */
+  readonly #defaultPolicy: ResolvedAcquire;
 
   protected constructor(settings: ResolvedOptions) {
     this.settings = settings;
+    this.#defaultPolicy = Object.freeze(resolveAcquireOptions(undefined, settings));
     this.#ops = {
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
@@ -66,7 +70,7 @@ export abstract class LockManager implements Locker {
 
   async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     const keys = this.#validate(resources, ttlMs);
-    const policy = resolveAcquireOptions(options, this.settings);
+    const policy = options === undefined ? this.#defaultPolicy : resolveAcquireOptions(options, this.settings);
     const value = randomValue();
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
@@ -162,8 +166,10 @@ export abstract class LockManager implements Locker {
   }
 
   #validate(resources: Resources, ttlMs: number): readonly string[] {
-    const keys = normalizeResources(resources);
-    assertTtl(ttlMs);
+    // The commonest call (one resource, a valid TTL) is checked here and now:
+    // on cold caches, each helper called per acquire was a visible cost.
+    const keys = typeof resources === 'string' && resources !== '' ? [resources] : normalizeResources(resources);
+    if (!(Number.isInteger(ttlMs) && ttlMs >= 1 && ttlMs <= MAX_TTL_MS)) assertTtl(ttlMs);
     this.checkKeys(keys);
     return keys;
   }

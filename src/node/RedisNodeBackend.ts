@@ -21,6 +21,11 @@ export type RedisClient = Redis | Cluster;
 /** Runs the lock scripts on one ioredis client. */
 export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
+  /**
+   * Only a cluster has keys to check; on a standalone node it is undefined,
+   * so lockers make no call at all for it on every acquire.
+   */
+  readonly checkKeys: ((keys: readonly string[], argument: string, fencing: boolean) => void) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   private readonly keyPrefix: string;
@@ -32,6 +37,7 @@ export class RedisNodeBackend implements NodeBackend {
     this.scripts = client as unknown as ScriptClient & SetClient;
     this.keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
+    this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     this.name = name ?? describeClient(client);
   }
 
@@ -70,11 +76,12 @@ export class RedisNodeBackend implements NodeBackend {
     return ReleaseSubscriber.for(this.client, this.name).watch(channels, onRelease, timeoutMs);
   }
 
-  checkKeys(keys: readonly string[], argument: string, fencing: boolean): void {
-    if (!this.isCluster) return;
-    assertSameHashSlot(keys, argument);
-    if (fencing) assertFencingKeysShareSlot(keys, argument);
-  }
+}
+
+/** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
+function checkClusterKeys(keys: readonly string[], argument: string, fencing: boolean): void {
+  assertSameHashSlot(keys, argument);
+  if (fencing) assertFencingKeysShareSlot(keys, argument);
 }
 
 function describeClient(client: RedisClient): string {

@@ -22,6 +22,7 @@ import {
   releaseRequest,
 } from '../node/LockNode.js';
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
+import type { NodeBackend } from '../node/NodeBackend.js';
 import { RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
@@ -41,12 +42,15 @@ export class QuorumCoordinator extends LockManager {
   readonly quorum: number;
   protected readonly lineSpace: LineSpace;
   readonly #deadlines: DeadlineQueue;
+  /** The nodes whose keys need checking (cluster clients): usually none. */
+  readonly #keyCheckers: readonly NodeBackend[];
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
     super(settings);
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
     this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
+    this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
     this.lineSpace = lineSpaceFor(nodes.map((node) => node.name).join(','));
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
@@ -55,7 +59,7 @@ export class QuorumCoordinator extends LockManager {
   }
 
   protected checkKeys(keys: readonly string[]): void {
-    for (const node of this.nodes) node.backend.checkKeys?.(keys, 'resources', this.settings.fencing);
+    for (const backend of this.#keyCheckers) backend.checkKeys?.(keys, 'resources', this.settings.fencing);
   }
 
   protected releaseWatch(keys: readonly string[]): ReleaseWatch {
