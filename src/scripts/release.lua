@@ -1,29 +1,35 @@
 -- release: delete each resource that still holds our value, marked or not
 -- (compare-and-delete), and announce the deletions that waiters listen for,
--- so that they retry at once instead of polling.
+-- so that they retry at once instead of polling. A deleted key K is announced
+-- on 'quorumlock:released:' .. K (RELEASE_CHANNEL_PREFIX in release.ts).
 -- KEYS[1..n]  the resources
 -- ARGV[1]     the lock's random value
--- ARGV[2]     channel prefix: a deleted key K is announced on ARGV[2] .. K;
---             empty to announce nothing (undoing a failed attempt)
--- ARGV[3]     'all' to announce every deletion (the caller's process has
---             waiters in line); otherwise only keys that a waiter marked
---             with a trailing '!' (acquire.lua)
+-- ARGV[2]     absent: announce only the keys a waiter marked with a trailing
+--             '!' (acquire.lua); 'all': every deletion (the caller's process
+--             has waiters in line); 'none': nothing (undoing a failed
+--             attempt). The commonest call passes one argument: each one more
+--             was a tenth of this script's server time.
 -- Returns the number of keys deleted; keys that expired or hold another value
 -- are left alone, so releasing an expired lock returns 0 and is not an error.
 local value = ARGV[1]
-local marked = value .. '!'
-local channelPrefix = ARGV[2]
-local announceAll = ARGV[3] == 'all'
+local announce = ARGV[2]
 local released = 0
 
 for i = 1, #KEYS do
-  local current = redis.call('GET', KEYS[i])
-  if current == value or current == marked then
-    redis.call('DEL', KEYS[i])
-    if channelPrefix ~= '' and (announceAll or current == marked) then
-      redis.call('PUBLISH', channelPrefix .. KEYS[i], '')
-    end
+  local key = KEYS[i]
+  local current = redis.call('GET', key)
+  if current == value then
+    redis.call('DEL', key)
     released = released + 1
+    if announce == 'all' then
+      redis.call('PUBLISH', 'quorumlock:released:' .. key, '')
+    end
+  elseif current == value .. '!' then
+    redis.call('DEL', key)
+    released = released + 1
+    if announce ~= 'none' then
+      redis.call('PUBLISH', 'quorumlock:released:' .. key, '')
+    end
   end
 end
 return released

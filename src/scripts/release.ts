@@ -3,7 +3,7 @@ import source from './release.lua';
 
 export const releaseScript = new LuaScript('release', source);
 
-/** Where release announces a deleted key: this prefix, then the key as the node stores it. */
+/** Where release announces a deleted key: this prefix (written out in release.lua), then the key as the node stores it. */
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
 
 /**
@@ -20,6 +20,6 @@ export type Announce = 'all' | 'marked' | 'none';
  * are lost and that forgot the script.
  */
 export function release(client: ScriptClient, keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
-  if (announce === 'none') return runInline(releaseScript, client, keys, [value, ''], Number);
-  return releaseScript.run(client, keys, [value, RELEASE_CHANNEL_PREFIX, announce], Number);
+  if (announce === 'none') return runInline(releaseScript, client, keys, [value, 'none'], Number);
+  return releaseScript.run(client, keys, announce === 'all' ? [value, 'all'] : [value], Number);
 }

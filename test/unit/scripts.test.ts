@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RELEASE_CHANNEL_PREFIX } from '../../src/scripts/release.js';
 
 const scriptsDir = join(import.meta.dirname, '../../src/scripts');
 const scripts = readdirSync(scriptsDir).filter((name) => name.endsWith('.lua'));
@@ -53,6 +54,12 @@ describe('Lua scripts', () => {
     const replicate = body.indexOf('redis.replicate_commands');
     expect(replicate, `${name} reads TIME`).toBeGreaterThanOrEqual(0);
     expect(replicate).toBeLessThan(time);
+  });
+
+  it('release.lua announces on the channel prefix that waiters subscribe to', () => {
+    const source = readFileSync(join(scriptsDir, 'release.lua'), 'utf8');
+    const body = source.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
+    expect(body).toContain(`'${RELEASE_CHANNEL_PREFIX}' .. key`);
   });
 
   it('the allow-list check catches a command newer than Redis 5', () => {
