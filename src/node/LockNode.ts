@@ -112,6 +112,16 @@ export class LockNode {
   send<T, O extends NodeOutcome>(request: NodeRequest<T, O>, limit: RequestLimit, deliver: (outcome: O) => void): void {
     const clock = this.clock;
     const deadline = typeof limit === 'number' ? new RequestDeadline(clock, limit) : limit;
+    let pending: Promise<T>;
+    try {
+      pending = request.send(this.backend);
+    } catch (error) {
+      deliver(request.describe(this.name, 'error', clock.now() - deadline.sentAt, undefined, asError(error)));
+      return;
+    }
+    // The bookkeeping comes after the request is written: it then overlaps
+    // the round trip instead of delaying it. No reply can come before it,
+    // since a promise settles no earlier than the next microtask.
     let settled = false;
     const finish = (status: NodeStatus, reply: T | undefined, error: Error | undefined): void => {
       if (settled) return;
@@ -120,13 +130,6 @@ export class LockNode {
       deliver(request.describe(this.name, status, clock.now() - deadline.sentAt, reply, error));
     };
     const untrack = deadline.track(() => finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs)));
-    let pending: Promise<T>;
-    try {
-      pending = request.send(this.backend);
-    } catch (error) {
-      finish('error', undefined, asError(error));
-      return;
-    }
     pending.then(
       (reply) => {
         if (settled) return;
