@@ -116,6 +116,12 @@ export class ContendedWait implements LoneHead {
     const wasListening = watch.opened;
     const opening = watch.open();
     await place.turn(this.#deadline - this.#clock.now(), this.#signal);
+    // Behind a holder of this process, only a release after it acquired
+    // counts; those announced so far came before (on several nodes, the
+    // slower nodes' announcements of the previous release arrive late, and
+    // with them one announcement of the next would look like a quorum). It
+    // cannot have released yet: we resume in the microtask after its turn.
+    if (place.followsLocalHolder) watch.beforeAttempt();
     await opening;
     // A release announced before we listened was missed: only an attempt tells.
     if (place.followsLocalHolder && wasListening) {
