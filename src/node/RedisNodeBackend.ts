@@ -75,7 +75,6 @@ export class RedisNodeBackend implements NodeBackend {
     const channels = keys.map((key) => `${RELEASE_CHANNEL_PREFIX}${this.keyPrefix}${key}`);
     return ReleaseSubscriber.for(this.client, this.name).watch(channels, onRelease, timeoutMs);
   }
-
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
