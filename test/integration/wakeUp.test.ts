@@ -189,9 +189,12 @@ describe('wake-up on release', () => {
     } finally {
       counter.stop();
     }
-    // One attempt when its time in line ran out (a fresh 200 ms after it would
-    // make about a hundred).
-    expect(counter.attempts()).toBeLessThanOrEqual(3);
+    // The head's two attempts (before it listened, and marking once it does),
+    // then the one behind makes one attempt when its time in line ran out, or
+    // two if its timer fired a fraction of a millisecond before the clock
+    // reached the deadline (our reading of a rare count of 4 under load). A
+    // fresh 200 ms after its time in line would make about a hundred.
+    expect(counter.attempts()).toBeLessThanOrEqual(4);
     await holder.release();
     await (await head).release();
   }, 20_000);
