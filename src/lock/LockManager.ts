@@ -21,7 +21,7 @@ import { ContendedWait } from '../wakeup/ContendedWait.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import type { LineSpace } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
-import { assertFunction, assertTtl, MAX_TTL_MS, normalizeResources, type Resources } from './validate.js';
+import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
 
 /**
  * The Locker calls shared by RedisLock and Redlock: validation, retries,
@@ -166,10 +166,8 @@ export abstract class LockManager implements Locker {
   }
 
   #validate(resources: Resources, ttlMs: number): readonly string[] {
-    // The commonest call (one resource, a valid TTL) is checked here and now:
-    // on cold caches, each helper called per acquire was a visible cost.
-    const keys = typeof resources === 'string' && resources !== '' ? [resources] : normalizeResources(resources);
-    if (!(Number.isInteger(ttlMs) && ttlMs >= 1 && ttlMs <= MAX_TTL_MS)) assertTtl(ttlMs);
+    const keys = normalizeResources(resources);
+    assertTtl(ttlMs);
     this.checkKeys(keys);
     return keys;
   }
