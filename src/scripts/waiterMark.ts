@@ -8,7 +8,7 @@ export const WAITER_MARK = '!';
 
 /** A stored value without a waiter's mark: the holder's own value. */
 export function holderValue(stored: string): string {
-  return stored.endsWith(WAITER_MARK) ? stored.slice(0, -WAITER_MARK.length) : stored;
+  return isMarked(stored) ? stored.slice(0, -WAITER_MARK.length) : stored;
 }
 
 /** Whether a waiter marked this stored value. */

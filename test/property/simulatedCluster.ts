@@ -20,8 +20,7 @@ import type { Lock } from '../../src/lock/Lock.js';
 import { type LockerOptions, resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';
 import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
-import { type RequestPlan, SimulatedNode } from '../support/SimulatedNode.js';
-import { holderValue } from '../../src/scripts/waiterMark.js';
+import { holds, type RequestPlan, SimulatedNode } from '../support/SimulatedNode.js';
 
 /** The fake-timer time as a Clock: LockNode's timeouts, backoff sleeps and node delays all run on it. */
 export const fakeTimerClock: Clock = { now: () => Date.now() };
@@ -170,7 +169,7 @@ export class History {
     for (const node of this.nodes) {
       for (const request of node.requests) {
         for (const change of request.changed ?? []) {
-          if (request.op !== 'acquire' && (change.before === undefined || holderValue(change.before) !== request.value)) {
+          if (request.op !== 'acquire' && !holds(change.before, request.value)) {
             this.fail(`${node.name}: ${request.op} #${request.seq} of ${short(request.value)} changed ${change.key}, held by ${short(change.before)}`);
           }
         }
@@ -318,9 +317,4 @@ export function simulatedCluster(setup: ClusterSetup): SimulatedCluster {
   history = new History(nodes, Math.floor(nodes.length / 2) + 1, fakeTimerClock);
   const locker = new SimulatedLocker(lockNodes, { ...setup.options, clock: fakeTimerClock }, history);
   return { nodes, locker, history };
-}
-
-/** Whether a stored value is `value`, with or without a waiter's mark. */
-function holds(stored: string | undefined, value: string): boolean {
-  return stored !== undefined && holderValue(stored) === value;
 }

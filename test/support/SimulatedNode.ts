@@ -288,7 +288,7 @@ export class SimulatedNode implements NodeBackend {
 type Changed = readonly { key: string; before: string | undefined }[];
 
 /** Whether `stored` is `value`, with or without a waiter's mark. */
-function holds(stored: string | undefined, value: string): stored is string {
+export function holds(stored: string | undefined, value: string): stored is string {
   return stored === value || stored === value + WAITER_MARK;
 }
 
