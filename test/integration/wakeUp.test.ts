@@ -80,9 +80,11 @@ describe('wake-up on release', () => {
     try {
       // A 2 ms TTL leaves no validity after the drift allowance: every attempt
       // lands, fails and is undone. Woken by its own undo, the waiter used to
-      // retry at once, about 500 times in 300 ms.
+      // retry at once, about 500 times in 300 ms. A request may not outlive
+      // the TTL, so each node request has 2 ms too: on a loaded machine the
+      // last attempt may time out instead (seen in CI), and is undone alike.
       const error = await new RedisLock(client, patient).acquire('self', 2, { acquireTimeoutMs: 300 }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'QUORUMLOCK_VALIDITY_EXHAUSTED' });
+      expect(['QUORUMLOCK_VALIDITY_EXHAUSTED', 'QUORUMLOCK_QUORUM_UNREACHABLE']).toContain((error as { code?: string }).code);
       expect(counter.attempts()).toBeLessThan(40);
     } finally {
       counter.stop();
