@@ -17,7 +17,8 @@ import {
   type UsingOptions,
 } from './options.js';
 import { randomValue } from './randomValue.js';
-import { ContendedWait } from '../wakeup/ContendedWait.js';
+import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
+import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import type { LineSpace } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
@@ -31,7 +32,10 @@ import { assertFunction, assertTtl, normalizeResources, type Resources } from '.
 export abstract class LockManager implements Locker {
   protected readonly settings: ResolvedOptions;
   readonly #ops: LockOperations;
-  readonly #openWatch = (keys: readonly string[]): ReleaseWatch => this.releaseWatch(keys);
+  readonly #waitHooks: WaitHooks = {
+    openWatch: (keys) => this.releaseWatch(keys),
+    keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
+  };
   /** What acquire() does without options, resolved once. */
   readonly #defaultPolicy: ResolvedAcquire;
 
@@ -53,10 +57,10 @@ export abstract class LockManager implements Locker {
 
   /**
    * One attempt on the nodes. Rejects with LockHeldError, QuorumUnreachableError
-   * or ValidityExhaustedError. `markIfHeld`: the caller listens for releases,
-   * so keys found held are marked for their release to be announced.
+   * or ValidityExhaustedError. With `position` the caller waits in the nodes'
+   * wait lines: the attempt keeps its place there, and updates `position`.
    */
-  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant>;
+  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition | undefined): Promise<Grant>;
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
@@ -67,6 +71,10 @@ export abstract class LockManager implements Locker {
   protected abstract readonly lineSpace: LineSpace;
   /** Listens for releases of `keys` on the nodes. */
   protected abstract releaseWatch(keys: readonly string[]): ReleaseWatch;
+  /** Keeps a waiter's places in the nodes' wait lines until the returned function is called. */
+  protected abstract keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
+  /** Best effort, never rejects: steps out of the wait lines (see NodeBackend.leave). */
+  protected abstract leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void;
 
   async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     const keys = this.#validate(resources, ttlMs);
@@ -75,7 +83,7 @@ export abstract class LockManager implements Locker {
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
     const wait = this.settings.wakeUp
-      ? new ContendedWait(this.lineSpace, keys, deadline, clock, policy.signal, this.#openWatch)
+      ? new ContendedWait(this.lineSpace, keys, value, deadline, clock, policy.signal, this.#waitHooks)
       : undefined;
     let attempt = 0;
     let acquired = false;
@@ -86,7 +94,7 @@ export abstract class LockManager implements Locker {
       if (queued) await queued;
       const attemptOnce = (): Promise<Grant> => {
         wait?.beforeAttempt();
-        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.marking === true);
+        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.position);
       };
       if (policy.signal?.aborted) throw new AbortedError(policy.signal.reason);
       let grant: Grant;
@@ -101,6 +109,8 @@ export abstract class LockManager implements Locker {
       return lock;
     } finally {
       wait?.close(acquired);
+      const position = wait?.linePosition;
+      if (position?.inLine) this.leaveLines(keys, value, position, acquired);
     }
   }
 
@@ -111,7 +121,7 @@ export abstract class LockManager implements Locker {
     const value = randomValue();
     let grant: Grant;
     try {
-      grant = await this.#observedAcquire(keys, value, ttlMs, 1, false);
+      grant = await this.#observedAcquire(keys, value, ttlMs, 1, undefined);
     } catch (error) {
       if (error instanceof LockHeldError) return null;
       throw error;
@@ -132,10 +142,10 @@ export abstract class LockManager implements Locker {
     }
   }
 
-  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number, markIfHeld: boolean): Promise<Grant> {
-    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs, markIfHeld);
+  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number, position: LinePosition | undefined): Promise<Grant> {
+    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs, position);
     return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt }, () =>
-      this.acquireOnNodes(keys, value, ttlMs, markIfHeld),
+      this.acquireOnNodes(keys, value, ttlMs, position),
     );
   }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { NodeTimeoutError } from '../lock/errors.js';
-import type { Announce } from '../scripts/release.js';
+import type { LinePlace, LineReply } from '../scripts/acquire.js';
+import type { Announce, Rejoin } from '../scripts/release.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
 import { RequestDeadline } from './RequestDeadline.js';
@@ -13,6 +14,8 @@ export interface ReleaseOutcome extends NodeOutcome {
 export interface FencedOutcome extends NodeOutcome {
   /** With status `ok`: this node's token for each resource. */
   readonly tokens?: readonly bigint[];
+  /** With status `held`, after an attempt from a wait line: the waiter's ticket on this node. */
+  readonly ticket?: number;
 }
 
 /**
@@ -42,19 +45,36 @@ function okOrHeld(ok: boolean): NodeStatus {
   return ok ? 'ok' : 'held';
 }
 
-/** `markIfHeld`: the caller listens for releases (see NodeBackend.acquire). */
-export function acquireRequest(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): NodeRequest<boolean, NodeOutcome> {
-  return { send: (backend) => backend.acquire(keys, value, ttlMs, markIfHeld), interpret: okOrHeld, describe: plainOutcome };
+export function acquireRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
+  return { send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
 }
 
-export function acquireFencedRequest(
+/** An attempt from the wait lines (NodeBackend.acquireInLine); a node without lines takes a plain attempt. */
+export function acquireInLineRequest(
   keys: readonly string[],
   value: string,
   ttlMs: number,
-  markIfHeld = false,
-): NodeRequest<bigint[] | null, FencedOutcome> {
+  fencing: boolean,
+  place: LinePlace,
+): NodeRequest<LineReply, FencedOutcome> {
   return {
-    send: (backend) => backend.acquireFenced!(keys, value, ttlMs, markIfHeld),
+    send: (backend) => {
+      if (backend.acquireInLine) return backend.acquireInLine(keys, value, ttlMs, fencing, place);
+      if (fencing) return backend.acquireFenced!(keys, value, ttlMs).then((tokens) => (tokens ? { granted: true, tokens } : { granted: false, ticket: 0 }));
+      return backend.acquire(keys, value, ttlMs).then((granted) => (granted ? { granted: true } : { granted: false, ticket: 0 }));
+    },
+    interpret: (reply) => (reply.granted ? 'ok' : 'held'),
+    describe: (node, status, ms, reply, error): FencedOutcome => {
+      if (reply?.granted === true) return reply.tokens ? { node, status, ms, tokens: reply.tokens } : { node, status, ms };
+      if (reply?.granted === false) return { node, status, ms, ticket: reply.ticket };
+      return plainOutcome(node, status, ms, undefined, error);
+    },
+  };
+}
+
+export function acquireFencedRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<bigint[] | null, FencedOutcome> {
+  return {
+    send: (backend) => backend.acquireFenced!(keys, value, ttlMs),
     interpret: (tokens) => (tokens ? 'ok' : 'held'),
     describe: (node, status, ms, tokens, error): FencedOutcome =>
       tokens ? { node, status, ms, tokens } : plainOutcome(node, status, ms, undefined, error),
@@ -69,6 +89,15 @@ export function extendRequest(keys: readonly string[], value: string, ttlMs: num
   return { send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
 }
 
+/** Steps out of the wait lines (NodeBackend.leave); nothing to do on a node without them. */
+export function leaveRequest(keys: readonly string[], value: string, acquired: boolean): NodeRequest<number, NodeOutcome> {
+  return {
+    send: (backend) => backend.leave?.(keys, value, acquired) ?? Promise.resolve(0),
+    interpret: () => 'ok',
+    describe: plainOutcome,
+  };
+}
+
 function releaseStatus(count: number): NodeStatus {
   return count > 0 ? 'ok' : 'held';
 }
@@ -77,9 +106,14 @@ function releaseOutcome(node: string, status: NodeStatus, ms: number, count: num
   return error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 };
 }
 
-/** `announce`: which deletions release watchers hear of (see NodeBackend.release). */
-export function releaseRequest(keys: readonly string[], value: string, announce: Announce = 'marked'): NodeRequest<number, ReleaseOutcome> {
-  return { send: (backend) => backend.release(keys, value, announce), interpret: releaseStatus, describe: releaseOutcome };
+/** `announce`, `rejoin`: see NodeBackend.release. */
+export function releaseRequest(
+  keys: readonly string[],
+  value: string,
+  announce: Announce = 'marked',
+  rejoin?: Rejoin,
+): NodeRequest<number, ReleaseOutcome> {
+  return { send: (backend) => backend.release(keys, value, announce, rejoin), interpret: releaseStatus, describe: releaseOutcome };
 }
 
 /**

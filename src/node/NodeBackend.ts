@@ -1,4 +1,6 @@
-import type { Announce } from '../scripts/release.js';
+import type { LineEntry, LinePlace, LineReply } from '../scripts/index.js';
+import type { Announce, Rejoin } from '../scripts/release.js';
+import type { PubSubPort } from './PubSub.js';
 
 /**
  * The lock operations one node performs, with no timeout and no bookkeeping.
@@ -9,32 +11,37 @@ export interface NodeBackend {
   readonly name: string;
   /**
    * True when every key now holds `value`; false when any holds another value.
-   * A single key that already holds `value` itself counts as held (SET NX),
-   * unless `markIfHeld`. With `markIfHeld` (the caller listens for releases) a
-   * key found held is marked, so that its release is announced.
+   * A single key that already holds `value` itself counts as held (SET NX).
    */
-  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld?: boolean): Promise<boolean>;
+  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /** True when every key still held `value` and got the new TTL. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /**
    * How many keys still held `value` (marked by a waiter or not) and were
-   * deleted; `announce` tells which deletions release watchers hear of
-   * (default: those a waiter marked).
+   * deleted; a deleted key with a wait line goes to its head. `announce`
+   * tells which other deletions release watchers hear of (default: those a
+   * waiter marked); `rejoin` puts an undoing waiter back in its place first.
    */
-  release(keys: readonly string[], value: string, announce?: Announce): Promise<number>;
+  release(keys: readonly string[], value: string, announce?: Announce, rejoin?: Rejoin): Promise<number>;
   /**
    * Acquire that also hands out each resource's next fencing token; null when
    * any key holds another value. Backends without it cannot serve `fencing: true`.
    */
-  acquireFenced?(keys: readonly string[], value: string, ttlMs: number, markIfHeld?: boolean): Promise<bigint[] | null>;
+  acquireFenced?(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /**
-   * Calls `onRelease` whenever a release of one of the keys is announced on
-   * this node. Resolves once listening (or after `timeoutMs`) to the function
-   * that stops it. Backends without it leave waiters to backoff polling.
+   * An attempt from the wait lines kept on this node (acquire.lua, line
+   * mode): granted only to the first live waiter of every resource's line.
+   * Backends without it leave waiters to announcements and polling.
    */
-  watchReleases?(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void>;
+  acquireInLine?(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply>;
+  /** Refreshes the leases of these waiters' places; how many still had one. */
+  keepalive?(entries: readonly LineEntry[], leaseMs: number): Promise<number>;
+  /** Steps out of the lines; one that gave up hands on a reservation it did not take. */
+  leave?(keys: readonly string[], value: string, acquired: boolean): Promise<number>;
+  /** Publish/subscribe on this node. Backends without it leave waiters to backoff polling. */
+  readonly pubSub?: PubSubPort;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */
   checkKeys?(keys: readonly string[], argument: string, fencing: boolean): void;
 }

@@ -3,14 +3,20 @@ import {
   type Announce,
   acquire,
   acquireFenced,
+  acquireInLine,
   extend,
   fence,
-  RELEASE_CHANNEL_PREFIX,
+  keepalive,
+  leave,
+  type LineEntry,
+  type LinePlace,
+  type LineReply,
+  type Rejoin,
   release,
   type ScriptClient,
   type SetClient,
 } from '../scripts/index.js';
-import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
+import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
@@ -28,27 +34,43 @@ export class RedisNodeBackend implements NodeBackend {
   readonly checkKeys: ((keys: readonly string[], argument: string, fencing: boolean) => void) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
-  private readonly keyPrefix: string;
+  readonly pubSub: RedisPubSub;
 
   constructor(
     private readonly client: RedisClient,
     name?: string,
   ) {
     this.scripts = client as unknown as ScriptClient & SetClient;
-    this.keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
+    const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     this.name = name ?? describeClient(client);
+    this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
   }
 
-  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<boolean> {
+  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     this.coalesce();
-    return acquire(this.scripts, keys, value, ttlMs, markIfHeld);
+    return acquire(this.scripts, keys, value, ttlMs);
   }
 
-  acquireFenced(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<bigint[] | null> {
+  acquireFenced(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
     this.coalesce();
-    return acquireFenced(this.scripts, keys, value, ttlMs, markIfHeld);
+    return acquireFenced(this.scripts, keys, value, ttlMs);
+  }
+
+  acquireInLine(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply> {
+    this.coalesce();
+    return acquireInLine(this.scripts, keys, value, ttlMs, fencing, place);
+  }
+
+  keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
+    // On a cluster the entries' keys lie in different slots: one request each.
+    if (!this.isCluster) return keepalive(this.scripts, entries, leaseMs);
+    return Promise.all(entries.map((entry) => keepalive(this.scripts, [entry], leaseMs))).then((kept) => kept.reduce((a, b) => a + b, 0));
+  }
+
+  leave(keys: readonly string[], value: string, acquired: boolean): Promise<number> {
+    return leave(this.scripts, keys, value, acquired);
   }
 
   fence(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
@@ -61,19 +83,13 @@ export class RedisNodeBackend implements NodeBackend {
     return extend(this.scripts, keys, value, ttlMs);
   }
 
-  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
+  release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
     this.coalesce();
-    return release(this.scripts, keys, value, announce);
+    return release(this.scripts, keys, value, announce, rejoin);
   }
 
   private coalesce(): void {
     if (!this.isCluster) coalesceWrites(this.client as Redis);
-  }
-
-  watchReleases(keys: readonly string[], onRelease: () => void, timeoutMs: number): Promise<() => void> {
-    // Keys reach the node with the client's keyPrefix, and so does the channel the release script builds.
-    const channels = keys.map((key) => `${RELEASE_CHANNEL_PREFIX}${this.keyPrefix}${key}`);
-    return ReleaseSubscriber.for(this.client, this.name).watch(channels, onRelease, timeoutMs);
   }
 }
 

@@ -13,10 +13,12 @@ import { LockManager } from '../lock/LockManager.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import {
   acquireFencedRequest,
+  acquireInLineRequest,
   acquireRequest,
   extendRequest,
   type FencedOutcome,
   fenceRequest,
+  leaveRequest,
   type LockNode,
   type NodeRequest,
   releaseRequest,
@@ -28,6 +30,8 @@ import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
+import { keepPlace } from '../wakeup/LineKeepalive.js';
+import type { LinePosition } from '../wakeup/LinePosition.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
@@ -71,19 +75,42 @@ export class QuorumCoordinator extends LockManager {
     );
   }
 
-  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant> {
+  protected keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void {
+    return keepPlace(
+      this.nodes.map((node) => node.backend),
+      keys,
+      value,
+      position,
+    );
+  }
+
+  protected leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void {
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
+    const request = leaveRequest(keys, value, acquired);
+    for (const index of position.nodes) void this.nodes[index]?.ask(request, deadline);
+    position.nodes.clear();
+  }
+
+  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition | undefined): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#nodeTimeout(ttlMs);
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
-    const request: NodeRequest<unknown, FencedOutcome> = fencing
-      ? acquireFencedRequest(keys, value, ttlMs, markIfHeld)
-      : acquireRequest(keys, value, ttlMs, markIfHeld);
+    const request: NodeRequest<unknown, FencedOutcome> = position
+      ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
+      : fencing
+        ? acquireFencedRequest(keys, value, ttlMs)
+        : acquireRequest(keys, value, ttlMs);
     const result = await vote(this.nodes, this.quorum, request, deadline);
+    if (position) {
+      hearPlaces(position, result.byNode);
+      // Slower nodes' tickets count too: the next request writes the largest back everywhere.
+      if (result.byNode.includes(undefined)) void result.settled.then((all) => hearPlaces(position, all));
+    }
     if (!result.granted) {
-      await this.#undoAcquire(keys, value, result.byNode);
+      await this.#undoAcquire(keys, value, result.byNode, position);
       throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
     }
     let fencingTokens: bigint[] | undefined;
@@ -95,7 +122,7 @@ export class QuorumCoordinator extends LockManager {
         const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
         const written = await vote(this.nodes, this.quorum, fenceRequest(keys, value, tokens), fenceDeadline);
         if (!written.granted) {
-          await this.#undoAcquire(keys, value, result.byNode);
+          await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
         }
       }
@@ -103,7 +130,7 @@ export class QuorumCoordinator extends LockManager {
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
     if (left > 0) return { validUntil: until, outcomes: result.outcomes, fencingTokens };
-    await this.#undoAcquire(keys, value, result.byNode);
+    await this.#undoAcquire(keys, value, result.byNode, position);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
@@ -143,11 +170,18 @@ export class QuorumCoordinator extends LockManager {
    * the keys (the acquire script wrote nothing there). Errors, timeouts and
    * nodes that had not answered yet are included, since their SET may have
    * been applied. The release follows the acquire on the same connection, so
-   * it runs after it.
+   * it runs after it. A waiter in the wait lines is put back in its place
+   * there, so a node that granted it keeps it first in line.
    */
-  async #undoAcquire(keys: readonly string[], value: string, decided: readonly (NodeOutcome | undefined)[]): Promise<void> {
+  async #undoAcquire(
+    keys: readonly string[],
+    value: string,
+    decided: readonly (NodeOutcome | undefined)[],
+    position: LinePosition | undefined,
+  ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
-    const undo = releaseRequest(keys, value, 'none');
+    const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
+    const undo = releaseRequest(keys, value, 'none', rejoin);
     await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
   }
 
@@ -166,6 +200,17 @@ export class QuorumCoordinator extends LockManager {
   #nodeTimeout(ttlMs: number): number {
     return Math.min(this.settings.nodeTimeoutMs, ttlMs);
   }
+}
+
+/** What each node said of our place: granted (we left its lines), or a ticket (we wait there). */
+function hearPlaces(position: LinePosition, byNode: readonly (FencedOutcome | undefined)[]): void {
+  byNode.forEach((outcome, index) => {
+    if (!outcome) return;
+    if (outcome.status === 'ok') position.heard(index, null);
+    else if (outcome.ticket !== undefined) position.heard(index, outcome.ticket);
+    // An error or a timeout may have been applied: that node may hold a place.
+    else if (outcome.status !== 'held') position.heard(index, 0);
+  });
 }
 
 /** A decided release; `settled` is built when first read, since most callers never wait for the slowest node. */

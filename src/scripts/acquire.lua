@@ -1,46 +1,107 @@
 -- acquire: take every resource or none, atomically on this node; with
--- fencing, also hand out the next fencing token of each resource.
+-- fencing, also hand out the next fencing token of each resource; in line
+-- mode, take them only in the order of the resources' wait lines.
 -- KEYS[1..n]     the resources
--- KEYS[n+1..2n]  with fencing only: each resource's token counter
+-- then, with fencing only, n keys: each resource's token counter
+-- then, in line mode only, 3 keys per resource: its line, lease and ticket
+--                counter (lineKeys.ts)
 -- ARGV[1]        the lock's random value
 -- ARGV[2]        TTL in milliseconds
 -- ARGV[3]        'fence' to hand out tokens; '' or absent otherwise
--- ARGV[4]        'mark' when the caller waits for a release announcement:
---                the first key found held by another value gets a '!'
---                appended (APPEND keeps its TTL), so that its holder's release
---                announces itself (release.lua); absent otherwise
--- Returns 0 when any key holds another value (nothing but that mark is
--- written then). Otherwise every key now holds the value with the TTL (also
--- when some already held it, marked or not: a retried request whose first
--- reply was lost; a mark is kept), and it returns 1, or with fencing an array
--- of n tokens: each counter is INCRemented and raised to at least the server
--- time in microseconds, so a node restarted empty still hands out tokens
--- above those it gave before (tokens stay below 2^53).
+-- ARGV[4]        'line' when the caller waits (after its first attempt
+--                failed); absent otherwise
+-- ARGV[5]        line mode: the lease in ms (also every line key's PEXPIRE)
+-- ARGV[6]        line mode: the caller's ticket so far ('0': none yet)
+-- Returns 1, or with fencing an array of n tokens, when every key now holds
+-- the value with the TTL (also when some already held it, marked or not: a
+-- retried request whose first reply was lost, or a handoff reservation);
+-- each counter is INCRemented and raised to at least the server time in
+-- microseconds, so a node restarted empty still hands out tokens above those
+-- it gave before (tokens stay below 2^53). Otherwise, with nothing but the
+-- line written: 0 outside line mode; in line mode -ticket, the caller's
+-- place, after it joined every line (or kept its place, raised to ARGV[6]),
+-- refreshed its lease and marked the first key held by another value with a
+-- trailing '!' (APPEND keeps its TTL), so that its holder's release announces.
 local MARK = '!'
 local value = ARGV[1]
 local marked = value .. MARK
 local ttl = ARGV[2]
 local fencing = ARGV[3] == 'fence'
-local n = fencing and #KEYS / 2 or #KEYS
+local in_line = ARGV[4] == 'line'
+local per_resource = (fencing and 2 or 1) + (in_line and 3 or 0)
+local n = #KEYS / per_resource
+local line_base = fencing and 2 * n or n
+
+if fencing or in_line then
+  -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
+  if redis.replicate_commands then redis.replicate_commands() end
+end
+local now_ms, now_us
+if fencing or in_line then now_ms, now_us = server_time() end
 
 local stored = {}
+local held_by = nil
 for i = 1, n do
   local current = redis.call('GET', KEYS[i])
   if current and current ~= value and current ~= marked then
-    if ARGV[4] == 'mark' and string.sub(current, -1) ~= MARK then
-      redis.call('APPEND', KEYS[i], MARK)
-    end
-    return 0
+    held_by = held_by or i
+    if not in_line then return 0 end
   end
   stored[i] = current or value
 end
 
-local floor
-if fencing then
-  -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
-  if redis.replicate_commands then redis.replicate_commands() end
-  local time = redis.call('TIME')
-  floor = tonumber(time[1]) * 1000000 + tonumber(time[2])
+if in_line then
+  local lease_ms = tonumber(ARGV[5])
+  local first = held_by == nil
+  for i = 1, n do
+    local at = line_base + 3 * (i - 1)
+    local head = first_live(KEYS[at + 1], KEYS[at + 2], now_ms)
+    if head and head ~= value then first = false end
+  end
+  if not first then
+    if held_by then
+      local current = redis.call('GET', KEYS[held_by])
+      if string.sub(current, -1) ~= MARK then redis.call('APPEND', KEYS[held_by], MARK) end
+    end
+    -- One ticket on every line of the lock, so lines of different resources
+    -- agree on who goes first and no two waiters hold out on each other.
+    local ticket = tonumber(ARGV[6]) or 0
+    local everywhere = true
+    for i = 1, n do
+      local at = line_base + 3 * (i - 1)
+      local score = tonumber(redis.call('ZSCORE', KEYS[at + 1], value))
+      if score then
+        if score > ticket then ticket = score end
+      else
+        everywhere = false
+      end
+    end
+    if not everywhere then
+      -- A new place goes to the back: above every ticket handed out here,
+      -- and above the server time, so a counter that expired cannot go back.
+      for i = 1, n do
+        local counter = KEYS[line_base + 3 * i]
+        local next_ticket = redis.call('INCR', counter)
+        if next_ticket < now_us then next_ticket = now_us end
+        if next_ticket > ticket then ticket = next_ticket end
+      end
+    end
+    local score = string.format('%.0f', ticket)
+    for i = 1, n do
+      local at = line_base + 3 * (i - 1)
+      local counter = KEYS[at + 3]
+      if (tonumber(redis.call('GET', counter)) or 0) < ticket then redis.call('SET', counter, score) end
+      redis.call('ZADD', KEYS[at + 1], score, value)
+      redis.call('ZADD', KEYS[at + 2], string.format('%.0f', now_ms + lease_ms), value)
+      for j = 1, 3 do redis.call('PEXPIRE', KEYS[at + j], lease_ms) end
+    end
+    return -ticket
+  end
+  for i = 1, n do
+    local at = line_base + 3 * (i - 1)
+    redis.call('ZREM', KEYS[at + 1], value)
+    redis.call('ZREM', KEYS[at + 2], value)
+  end
 end
 
 local tokens = {}
@@ -48,9 +109,9 @@ for i = 1, n do
   redis.call('SET', KEYS[i], stored[i], 'PX', ttl)
   if fencing then
     local token = redis.call('INCR', KEYS[n + i])
-    if token < floor then
-      token = floor
-      redis.call('SET', KEYS[n + i], string.format('%.0f', floor))
+    if token < now_us then
+      token = now_us
+      redis.call('SET', KEYS[n + i], string.format('%.0f', now_us))
     end
     tokens[i] = token
   end

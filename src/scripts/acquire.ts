@@ -1,8 +1,10 @@
 import { fencingKeyFor } from './fencingKey.js';
-import { isOne, LuaScript, type ScriptClient } from './LuaScript.js';
+import { lineScript } from './line.js';
+import { lineKeysFor } from './lineKeys.js';
+import { isOne, type ScriptClient } from './LuaScript.js';
 import source from './acquire.lua';
 
-export const acquireScript = new LuaScript('acquire', source);
+export const acquireScript = lineScript('acquire', source);
 
 /** The part of a client that runs SET. */
 export interface SetClient {
@@ -15,19 +17,8 @@ export interface SetClient {
  * time, and the lock's commonest case. The one difference: a key that already
  * holds our own value (a retry after a lost reply whose undo also failed)
  * counts as held, so that node stays out of the vote until the key expires.
- *
- * `markIfHeld`: the caller listens for release announcements, so a key found
- * held gets the waiter's mark (see waiterMark.ts) in the same step; that takes
- * the script, also for one key.
  */
-export function acquire(
-  client: ScriptClient & SetClient,
-  keys: readonly string[],
-  value: string,
-  ttlMs: number,
-  markIfHeld = false,
-): Promise<boolean> {
-  if (markIfHeld) return acquireScript.run(client, keys, [value, ttlMs, '', 'mark'], isOne);
+export function acquire(client: ScriptClient & SetClient, keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
   if (keys.length === 1) return client.set(keys[0] as string, value, 'PX', ttlMs, 'NX').then(isOk);
   return acquireScript.run(client, keys, [value, ttlMs], isOne);
 }
@@ -40,15 +31,44 @@ function isOk(reply: unknown): boolean {
  * Like acquire, and hands out each resource's next fencing token on this node;
  * null when any key holds another value.
  */
-export function acquireFenced(
+export function acquireFenced(client: ScriptClient, keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
+  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence'], toTokens);
+}
+
+/** What an attempt made from a wait line got on one node. */
+export type LineReply =
+  | { readonly granted: true; readonly tokens?: bigint[] }
+  | { readonly granted: false; readonly ticket: number };
+
+/** Where a waiter stands: its ticket so far (0: none yet) and how long a place is held without news from it. */
+export interface LinePlace {
+  readonly ticket: number;
+  readonly leaseMs: number;
+}
+
+/**
+ * An attempt of a waiter: takes the keys only when they are free (or
+ * reserved for it by a handoff) and it is first in every resource's line;
+ * otherwise it keeps (or takes) its place and gets its ticket back.
+ */
+export function acquireInLine(
   client: ScriptClient,
   keys: readonly string[],
   value: string,
   ttlMs: number,
-  markIfHeld = false,
-): Promise<bigint[] | null> {
-  const args = markIfHeld ? [value, ttlMs, 'fence', 'mark'] : [value, ttlMs, 'fence'];
-  return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], args, toTokens);
+  fencing: boolean,
+  place: LinePlace,
+): Promise<LineReply> {
+  const all = fencing ? [...keys, ...keys.map(fencingKeyFor)] : [...keys];
+  for (const key of keys) all.push(...lineKeysFor(key));
+  return acquireScript.run(client, all, [value, ttlMs, fencing ? 'fence' : '', 'line', place.leaseMs, place.ticket], toLineReply);
+}
+
+function toLineReply(reply: unknown): LineReply {
+  if (Array.isArray(reply)) return { granted: true, tokens: reply.map((token) => BigInt(token as number | string)) };
+  const number = Number(reply);
+  if (number === 1) return { granted: true };
+  return { granted: false, ticket: -number };
 }
 
 function toTokens(reply: unknown): bigint[] | null {

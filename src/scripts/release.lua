@@ -1,33 +1,51 @@
 -- release: delete each resource that still holds our value, marked or not
--- (compare-and-delete), and announce the deletions that waiters listen for,
--- so that they retry at once instead of polling. A deleted key K is announced
--- on 'quorumlock:released:' .. K (RELEASE_CHANNEL_PREFIX in release.ts).
--- KEYS[1..n]  the resources
--- ARGV[1]     the lock's random value
--- ARGV[2]     absent: announce only the keys a waiter marked with a trailing
---             '!' (acquire.lua); 'all': every deletion (the caller's process
---             has waiters in line); 'none': nothing (undoing a failed
---             attempt). The commonest call passes one argument: each one more
---             was a tenth of this script's server time.
+-- (compare-and-delete); a resource with a wait line goes straight to the
+-- line's live head as a reservation (line.lua's hand_off), others announce
+-- the deletions that waiters listen for, so that they retry at once instead
+-- of polling. A deleted key K is announced on 'quorumlock:released:' .. K
+-- (RELEASE_CHANNEL_PREFIX in release.ts): a handoff with the head's value,
+-- any other deletion with ''.
+-- KEYS[1..n]      the resources
+-- KEYS[n+1..3n]   each resource's line and lease (lineKeys.ts)
+-- ARGV[1]         the lock's random value
+-- ARGV[2]         absent: announce only the keys a waiter marked with a
+--                 trailing '!' (acquire.lua); 'all': every deletion (the
+--                 caller's process has waiters in line); 'none': nothing but
+--                 a handoff to another waiter (undoing a failed attempt). The
+--                 commonest call passes one argument: each one more was a
+--                 tenth of this script's server time.
+-- ARGV[3]         the reservation in ms (absent: 600)
+-- ARGV[4], [5]    with 'none' only, when the caller waits in line: its ticket
+--                 and lease ms, to put it back in its place before the
+--                 handoff (the key may then be reserved for the caller itself)
 -- Returns the number of keys deleted; keys that expired or hold another value
 -- are left alone, so releasing an expired lock returns 0 and is not an error.
+-- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
+if redis.replicate_commands then redis.replicate_commands() end
 local value = ARGV[1]
 local announce = ARGV[2]
+local reservation_ms = ARGV[3] or '600'
+local n = #KEYS / 3
 local released = 0
+local now_ms = nil
 
-for i = 1, #KEYS do
+for i = 1, n do
   local key = KEYS[i]
   local current = redis.call('GET', key)
-  if current == value then
+  if current == value or current == value .. '!' then
     redis.call('DEL', key)
     released = released + 1
-    if announce == 'all' then
-      redis.call('PUBLISH', 'quorumlock:released:' .. key, '')
+    local line, lease = KEYS[n + 2 * i - 1], KEYS[n + 2 * i]
+    local handed = false
+    if redis.call('EXISTS', line) == 1 then
+      now_ms = now_ms or server_time()
+      if ARGV[4] then
+        redis.call('ZADD', line, ARGV[4], value)
+        redis.call('ZADD', lease, string.format('%.0f', now_ms + tonumber(ARGV[5])), value)
+      end
+      handed = hand_off(key, line, lease, now_ms, reservation_ms, announce == 'none' and value or nil)
     end
-  elseif current == value .. '!' then
-    redis.call('DEL', key)
-    released = released + 1
-    if announce ~= 'none' then
+    if not handed and announce ~= 'none' and (announce == 'all' or current ~= value) then
       redis.call('PUBLISH', 'quorumlock:released:' .. key, '')
     end
   end

@@ -1,7 +1,8 @@
-import { LuaScript, runInline, type ScriptClient } from './LuaScript.js';
+import { lineScript, RESERVATION_MS, withLines } from './line.js';
+import { runInline, type ScriptClient } from './LuaScript.js';
 import source from './release.lua';
 
-export const releaseScript = new LuaScript('release', source);
+export const releaseScript = lineScript('release', source);
 
 /** Where release announces a deleted key: this prefix (written out in release.lua), then the key as the node stores it. */
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
@@ -10,16 +11,33 @@ export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
  * Which deletions a release announces: `all` (this process has waiters in
  * line for the keys), `marked` (only keys a waiter marked: the others have
  * nobody listening) or `none` (the undo of a failed attempt, which would only
- * wake the very waiter that made it).
+ * wake the very waiter that made it). A handoff to a waiter in a wait line
+ * is always announced, to that waiter.
  */
 export type Announce = 'all' | 'marked' | 'none';
+
+/** An undo by a waiter in line: its place, restored before the freed key is handed on. */
+export interface Rejoin {
+  readonly ticket: number;
+  readonly leaseMs: number;
+}
 
 /**
  * How many keys still held `value` (marked or not) and were deleted. An undo
  * (`none`) sends the whole script, so it runs even on a node whose replies
  * are lost and that forgot the script.
  */
-export function release(client: ScriptClient, keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
-  if (announce === 'none') return runInline(releaseScript, client, keys, [value, 'none'], Number);
-  return releaseScript.run(client, keys, announce === 'all' ? [value, 'all'] : [value], Number);
+export function release(
+  client: ScriptClient,
+  keys: readonly string[],
+  value: string,
+  announce: Announce = 'marked',
+  rejoin?: Rejoin,
+): Promise<number> {
+  const all = withLines(keys);
+  if (announce === 'none') {
+    const args = rejoin ? [value, 'none', String(RESERVATION_MS), rejoin.ticket, rejoin.leaseMs] : [value, 'none'];
+    return runInline(releaseScript, client, all, args, Number);
+  }
+  return releaseScript.run(client, all, announce === 'all' ? [value, 'all'] : [value], Number);
 }

@@ -1,13 +1,23 @@
 import type { Clock } from '../clock/Clock.js';
+import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 import { joinLine, leaveAlone, Line, type LineSpace, lineKey, type LoneHead, Place, standAlone } from './WaitLine.js';
+
+/** What a wait needs from its locker: ears for releases, and a keepalive for its places in the Redis lines. */
+export interface WaitHooks {
+  openWatch(keys: readonly string[]): ReleaseWatch;
+  keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
+}
 
 /**
  * How one acquire call waits its turn: it takes its place in this process's
  * line before its first attempt, so of many local callers arriving together
  * only the first asks Redis; once the resource turns out to be held, it
- * sleeps between attempts until a release is announced or its backoff delay
- * passes. No release watch is opened while attempts succeed.
+ * listens for releases and from then on attempts from the wait lines the
+ * nodes keep (first come, first served across processes, with the freed key
+ * handed straight to the first waiter), sleeping between attempts until a
+ * release for it is announced or its backoff delay passes. No release watch
+ * is opened while attempts succeed.
  */
 export class ContendedWait implements LoneHead {
   readonly #space: LineSpace;
@@ -16,29 +26,35 @@ export class ContendedWait implements LoneHead {
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
   readonly #keys: readonly string[];
-  readonly #openWatch: (keys: readonly string[]) => ReleaseWatch;
+  readonly #value: string;
+  readonly #hooks: WaitHooks;
   #place: Place | undefined;
   #watch: ReleaseWatch | undefined;
-  /** Whether the current attempt marks what it finds held (see marking). */
-  #marking = false;
+  /** Set once attempts go to the Redis wait lines (see position). */
+  #position: LinePosition | undefined;
+  #stopKeeping: (() => void) | undefined;
+  /** The place the attempt going out uses (see position). */
+  #attemptPosition: LinePosition | undefined;
   /** Whether the last wait ended with a release announcement. */
   #woken = false;
 
   constructor(
     space: LineSpace,
     keys: readonly string[],
+    value: string,
     deadline: number,
     clock: Clock,
     signal: AbortSignal | undefined,
-    openWatch: (keys: readonly string[]) => ReleaseWatch,
+    hooks: WaitHooks,
   ) {
     this.#space = space;
     this.#keys = keys;
+    this.#value = value;
+    this.#hooks = hooks;
     this.#lineKey = lineKey(keys);
     this.#deadline = deadline;
     this.#clock = clock;
     this.#signal = signal;
-    this.#openWatch = openWatch;
   }
 
   /**
@@ -64,38 +80,57 @@ export class ContendedWait implements LoneHead {
   }
 
   /**
-   * Whether the attempt going out marks the keys it finds held, so that their
-   * release is announced (a holder announces only releases somebody waits
-   * for). Only an attempt made while we listen may wait for the announcement
-   * afterwards. One made just after an announcement goes unmarked: it is
-   * likely to succeed, and a plain SET NX is a third of the script's cost.
+   * Our place in the Redis wait lines, for the attempt going out; undefined
+   * when it should be a plain attempt: the first one (usually granted); any
+   * before we listen, since a handoff announced to us then would be lost; and
+   * one right after a release freed the key with nobody in the Redis line
+   * (this process's own holder's, usually), which a plain SET NX takes for a
+   * third of the script's cost.
    */
-  get marking(): boolean {
-    return this.#marking;
+  get position(): LinePosition | undefined {
+    return this.#attemptPosition;
+  }
+
+  /** Our place in the Redis lines, if we ever took one: to leave it. */
+  get linePosition(): LinePosition | undefined {
+    return this.#position;
   }
 
   /** Right before each attempt: releases seen so far no longer count. */
   beforeAttempt(): void {
-    this.#watch?.beforeAttempt();
-    this.#marking = this.#watch?.listening === true && !this.#woken;
+    const watch = this.#watch;
+    const woken = this.#woken;
     this.#woken = false;
+    this.#attemptPosition = undefined;
+    if (!watch) return;
+    watch.beforeAttempt();
+    if (!watch.listening) return;
+    const inLine = this.#position?.inLine === true;
+    // In the Redis lines, a release handed to another waiter is not ours to try.
+    watch.expected = inLine ? this.#value : undefined;
+    if (woken && !inLine) return;
+    this.#position ??= new LinePosition();
+    this.#attemptPosition = this.#position;
   }
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   async pause(delayMs: number): Promise<void> {
     const watch = this.#watch ?? this.#attachWatch();
-    if (!this.#marking) {
-      // Nothing tells the holder we wait: listen, then try again at once
-      // (a release may also have come just before), marking this time.
+    if (!watch.listening) {
+      // Listen, then try again at once (a release may also have come just
+      // before), from the wait lines this time.
       await watch.open();
       return;
     }
+    const position = this.#position;
+    if (position?.inLine && !this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
     await watch.wait(delayMs, this.#signal);
     this.#woken = watch.releaseSeen;
   }
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
   close(acquired: boolean): void {
+    this.#stopKeeping?.();
     const place = this.#place;
     if (!place) {
       leaveAlone(this.#space, this.#lineKey, this);
@@ -132,7 +167,7 @@ export class ContendedWait implements LoneHead {
 
   #attachWatch(): ReleaseWatch {
     const line = this.#place?.line ?? this.formLine();
-    line.watch ??= this.#openWatch(this.#keys);
+    line.watch ??= this.#hooks.openWatch(this.#keys);
     line.watchUsers++;
     this.#watch = line.watch;
     return this.#watch;

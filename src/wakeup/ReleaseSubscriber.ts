@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
-import type { RedisClient } from '../node/RedisNodeBackend.js';
+import type { PubSubConnection, PubSubPort } from '../node/PubSub.js';
 
-type Listener = () => void;
+/** Hears each announcement's payload: a handoff names the waiter it is for, '' is for anybody. */
+type Listener = (message: string) => void;
 
 /**
  * How long a channel nobody listens to stays subscribed (and an idle
@@ -18,23 +18,21 @@ const byNode = new Map<string, ReleaseSubscriber>();
  * first waiter needs it and closed once none has for a moment.
  */
 export class ReleaseSubscriber {
-  readonly #source: RedisClient;
-  readonly #node: string;
-  #connection: Redis | undefined;
+  readonly #port: PubSubPort;
+  #connection: PubSubConnection | undefined;
   readonly #listeners = new Map<string, Set<Listener>>();
   readonly #subscribed = new Map<string, Promise<unknown>>();
   #sweepTimer: NodeJS.Timeout | undefined;
 
-  private constructor(source: RedisClient, node: string) {
-    this.#source = source;
-    this.#node = node;
+  private constructor(port: PubSubPort) {
+    this.#port = port;
   }
 
-  static for(client: RedisClient, node: string): ReleaseSubscriber {
-    let subscriber = byNode.get(node);
+  static for(port: PubSubPort): ReleaseSubscriber {
+    let subscriber = byNode.get(port.id);
     if (!subscriber) {
-      subscriber = new ReleaseSubscriber(client, node);
-      byNode.set(node, subscriber);
+      subscriber = new ReleaseSubscriber(port);
+      byNode.set(port.id, subscriber);
     }
     return subscriber;
   }
@@ -91,26 +89,21 @@ export class ReleaseSubscriber {
       this.#connection?.disconnect();
       this.#connection = undefined;
       this.#subscribed.clear();
-      if (byNode.get(this.#node) === this) byNode.delete(this.#node);
+      if (byNode.get(this.#port.id) === this) byNode.delete(this.#port.id);
     } else if (unused.length > 0) {
       this.#connection?.unsubscribe(...unused).catch(() => undefined);
     }
   }
 
-  #connect(): Redis {
+  #connect(): PubSubConnection {
     if (this.#connection) return this.#connection;
-    // ioredis's own resubscribe after a reconnect leaves its failure unhandled
-    // (a closed connection, a NOPERM from ACLs), which would crash the process;
-    // so resubscribe here, where a failure only means waiters fall back to polling.
-    const connection = (this.#source as Redis).duplicate({ autoResubscribe: false });
-    connection.on('ready', () => {
+    const connection = this.#port.connect();
+    connection.onReady(() => {
       if (this.#subscribed.size > 0) connection.subscribe(...this.#subscribed.keys()).catch(() => undefined);
     });
-    // Errors surface as timeouts of the waiters' subscriptions; polling covers them.
-    connection.on('error', () => undefined);
-    connection.on('message', (channel: string) => {
+    connection.onMessage((channel, message) => {
       const listeners = this.#listeners.get(channel);
-      if (listeners) for (const listener of [...listeners]) listener();
+      if (listeners) for (const listener of [...listeners]) listener(message);
     });
     this.#connection = connection;
     return connection;

@@ -1,4 +1,6 @@
 import type { NodeBackend } from '../node/NodeBackend.js';
+import { RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
+import { ReleaseSubscriber } from './ReleaseSubscriber.js';
 
 /**
  * One acquire call's ear for releases of its resources on every node. It is
@@ -21,6 +23,11 @@ export class ReleaseWatch {
   /** Nodes that announced a release since the last attempt. */
   readonly #announced = new Set<number>();
   #wake: (() => void) | undefined;
+  /**
+   * Set while the waiter has a place in the Redis wait lines: a handoff to
+   * another waiter (announced with its value) is then not for us.
+   */
+  expected: string | undefined;
 
   constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number, quorum: number) {
     this.#nodes = nodes;
@@ -53,11 +60,15 @@ export class ReleaseWatch {
   async #subscribe(): Promise<void> {
     await Promise.all(
       this.#nodes.map(async (node, index) => {
-        const onRelease = (): void => {
+        const onRelease = (message: string): void => {
+          if (message !== '' && this.expected !== undefined && message !== this.expected) return;
           this.#announced.add(index);
           if (this.releaseSeen) this.#wake?.();
         };
-        const stop = await node.watchReleases?.(this.#keys, onRelease, this.#timeoutMs).catch(() => undefined);
+        const port = node.pubSub;
+        if (!port) return;
+        const channels = this.#keys.map((key) => port.channelFor(RELEASE_CHANNEL_PREFIX, key));
+        const stop = await ReleaseSubscriber.for(port).watch(channels, onRelease, this.#timeoutMs).catch(() => undefined);
         if (!stop) return;
         if (this.#stopped) stop();
         else this.#stops.push(stop);

@@ -2,14 +2,19 @@
  * The simulated node is only worth what it agrees with: the same random
  * command sequences run on a SimulatedNode (FakeClock) and on a real
  * redis-server (RedisNodeBackend, the library's own Lua scripts) must give the
- * same replies, leave the same keys, values (waiters' marks included) and
- * TTLs, and announce the same releases.
+ * same replies, leave the same keys, values (waiters' marks included),
+ * TTLs and wait lines, and announce the same releases and handoffs.
  *
  * Time: the fake clock is advanced in whole seconds, and the real node is
  * moved forward by the same amount by taking it off every key's TTL (the skew
  * nemesis' jump), so a sequence takes milliseconds, not minutes, and the real
  * time that does pass (well under a second) can never tip a key over its
  * expiry differently from the simulation. Real expiry is checked on its own.
+ * Leases in the wait lines are counted on the server's TIME, which jumps do
+ * not move: the simulation's server time stands still, and leases are whole
+ * seconds, longer than a sequence takes, so none passes on either side (the
+ * integration tests show real leases passing). Tickets come from TIME too,
+ * so only their order is compared, through the lines' order.
  */
 import type { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +22,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
-import type { Announce } from '../../src/scripts/release.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { type Announce, RELEASE_CHANNEL_PREFIX } from '../../src/scripts/release.js';
 import { FakeClock } from '../support/FakeClock.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { SimulatedNode } from '../support/SimulatedNode.js';
@@ -30,7 +36,10 @@ const SEQUENCE_RUNS = 300;
 const TTL_SLACK_MS = 50;
 
 type Command =
-  | { readonly op: 'acquire'; readonly keys: string[]; readonly value: string; readonly ttlMs: number; readonly markIfHeld: boolean }
+  | { readonly op: 'acquire'; readonly keys: string[]; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'acquireInLine'; readonly keys: string[]; readonly value: string; readonly ttlMs: number; readonly leaseMs: number }
+  | { readonly op: 'keepalive'; readonly keys: string[]; readonly value: string; readonly leaseMs: number }
+  | { readonly op: 'leave'; readonly keys: string[]; readonly value: string; readonly acquired: boolean }
   | { readonly op: 'extend'; readonly keys: string[]; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'release'; readonly keys: string[]; readonly value: string; readonly announce: Announce }
   | { readonly op: 'advance'; readonly ms: number };
@@ -39,8 +48,13 @@ type Command =
 const keysArb = fc.array(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 3 });
 const valueArb = fc.constantFrom('v1', 'v2', 'v3');
 const ttlArb = fc.integer({ min: 1, max: 12 }).map((k) => k * UNIT_MS);
+const leaseArb = fc.integer({ min: 2, max: 6 }).map((k) => k * UNIT_MS);
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constant('acquire' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb, markIfHeld: fc.boolean() }),
+  fc.record({ op: fc.constant('acquire' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
+  fc.record({ op: fc.constant('acquireInLine' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb, leaseMs: leaseArb }),
+  fc.record({ op: fc.constant('acquireInLine' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb, leaseMs: leaseArb }),
+  fc.record({ op: fc.constant('keepalive' as const), keys: keysArb, value: valueArb, leaseMs: leaseArb }),
+  fc.record({ op: fc.constant('leave' as const), keys: keysArb, value: valueArb, acquired: fc.boolean() }),
   fc.record({ op: fc.constant('extend' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
   fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb, announce: fc.constantFrom<Announce>('all', 'marked', 'none') }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
@@ -58,6 +72,35 @@ afterAll(async () => {
   await nodes?.stopAll();
 });
 
+type Reply = boolean | number | string;
+
+/** Runs one command on both sides; a line attempt's reply is compared by what it says, not by its ticket. */
+async function both(command: Exclude<Command, { op: 'advance' }>, simulated: SimulatedNode, real: RedisNodeBackend): Promise<[Reply, Reply]> {
+  const { keys, value } = command;
+  switch (command.op) {
+    case 'release':
+      return [await simulated.release(keys, value, command.announce), await real.release(keys, value, command.announce)];
+    case 'acquire':
+      return [await simulated.acquire(keys, value, command.ttlMs), await real.acquire(keys, value, command.ttlMs)];
+    case 'extend':
+      return [await simulated.extend(keys, value, command.ttlMs), await real.extend(keys, value, command.ttlMs)];
+    case 'acquireInLine': {
+      const place = { ticket: 0, leaseMs: command.leaseMs };
+      const said = (reply: { granted: boolean }) => (reply.granted ? 'granted' : 'in line');
+      return [
+        said(await simulated.acquireInLine(keys, value, command.ttlMs, false, place)),
+        said(await real.acquireInLine(keys, value, command.ttlMs, false, place)),
+      ];
+    }
+    case 'keepalive': {
+      const entries = [{ keys, value, ticket: 0 }];
+      return [await simulated.keepalive(entries, command.leaseMs), await real.keepalive(entries, command.leaseMs)];
+    }
+    case 'leave':
+      return [await simulated.leave(keys, value, command.acquired), await real.leave(keys, value, command.acquired)];
+  }
+}
+
 describe('SimulatedNode against a real redis-server', () => {
   it('gives the same replies, values and TTLs for random acquire/extend/release/advance sequences', async () => {
     const real = new RedisNodeBackend(client);
@@ -67,15 +110,18 @@ describe('SimulatedNode against a real redis-server', () => {
         await client.flushall();
         const clock = new FakeClock(0);
         const simulated = new SimulatedNode('sim', clock);
-        // Release announcements (release.lua PUBLISHes the deletions waiters listen for), counted per key on both.
+        simulated.serverTime = new FakeClock(0);
+        // Release announcements and handoffs (PUBLISHed by release.lua and leave.lua), counted per channel and payload on both.
         const heard = { real: new Map<string, number>(), simulated: new Map<string, number>() };
-        const hear = (side: Map<string, number>, key: string) => () => side.set(key, (side.get(key) ?? 0) + 1);
-        const stops = await Promise.all(
-          KEYS.flatMap((key) => [
-            real.watchReleases([key], hear(heard.real, key), 2_000),
-            simulated.watchReleases([key], hear(heard.simulated, key)),
-          ]),
-        );
+        const connections = [real.pubSub.connect(), simulated.pubSub.connect()];
+        connections.forEach((connection, side) => {
+          const counts = side === 0 ? heard.real : heard.simulated;
+          connection.onMessage((channel, message) => {
+            const heardAs = `${channel}=${message}`;
+            counts.set(heardAs, (counts.get(heardAs) ?? 0) + 1);
+          });
+        });
+        await Promise.all(connections.map((c) => c.subscribe(...KEYS.map((key) => `${RELEASE_CHANNEL_PREFIX}${key}`))));
         const startedAt = performance.now();
         let jumps = 0;
         for (const [step, command] of commands.entries()) {
@@ -88,20 +134,16 @@ describe('SimulatedNode against a real redis-server', () => {
             }
           } else {
             const { keys, value } = command;
-            const [expected, actual] =
-              command.op === 'release'
-                ? [await simulated.release(keys, value, command.announce), await real.release(keys, value, command.announce)]
-                : command.op === 'acquire'
-                  ? [
-                      await simulated.acquire(keys, value, command.ttlMs, command.markIfHeld),
-                      await real.acquire(keys, value, command.ttlMs, command.markIfHeld),
-                    ]
-                  : [await simulated.extend(keys, value, command.ttlMs), await real.extend(keys, value, command.ttlMs)];
+            const [expected, actual] = await both(command, simulated, real);
             expect(actual, where).toBe(expected);
           }
           // The whole keyspace agrees: same keys, same values, TTLs apart by no more than the real time that passed.
           const realKeys = (await client.keys('*')).sort();
-          expect(realKeys, where).toEqual([...simulated.snapshot().keys()].sort());
+          expect(realKeys, where).toEqual(simulated.keyNames().sort());
+          for (const key of KEYS) {
+            const [line] = lineKeysFor(key);
+            expect(await client.zrange(line, 0, -1), `${where}, line of ${key}`).toEqual(simulated.lineOrder(key));
+          }
           const elapsed = performance.now() - startedAt;
           for (const key of KEYS) {
             const [value, pttl] = await Promise.all([client.get(key), client.pttl(key)]);
@@ -121,12 +163,29 @@ describe('SimulatedNode against a real redis-server', () => {
         // Pub/sub messages come on their own connection: give them a moment to arrive.
         const announced = () => JSON.stringify([...heard.real].sort()) === JSON.stringify([...heard.simulated].sort());
         for (let i = 0; i < 100 && !announced(); i++) await sleep(10);
-        for (const stop of stops) stop();
+        for (const connection of connections) connection.disconnect();
         expect(Object.fromEntries(heard.real), 'release announcements per key').toEqual(Object.fromEntries(heard.simulated));
       }),
       SEQUENCE_RUNS,
     );
   }, timeoutFor(SEQUENCE_RUNS, 30_000));
+
+  it('the simulated line drops waiters whose lease passed, and hands a release to the first live one', async () => {
+    const clock = new FakeClock(0);
+    const node = new SimulatedNode('sim', clock);
+    const place = { ticket: 0, leaseMs: 600 };
+    expect(await node.acquire(['k'], 'holder', 10_000)).toBe(true);
+    expect((await node.acquireInLine(['k'], 'dead', 10_000, false, place)).granted).toBe(false);
+    expect((await node.acquireInLine(['k'], 'live', 10_000, false, place)).granted).toBe(false);
+    clock.advance(500);
+    await node.keepalive([{ keys: ['k'], value: 'live', ticket: 0 }], 600);
+    clock.advance(200);
+    expect(await node.release(['k'], 'holder')).toBe(1);
+    expect(node.get('k')).toBe('live');
+    expect(node.lineOrder('k')).toEqual(['live']);
+    expect(await node.acquireInLine(['k'], 'live', 10_000, false, place)).toEqual({ granted: true });
+    expect(node.pttl('k')).toBe(10_000);
+  });
 
   it('expires keys when their TTL has run out in real time, as the simulation does', async () => {
     const real = new RedisNodeBackend(client);

@@ -1,6 +1,7 @@
 /**
  * A Redis node simulated in memory, for property tests: it implements
- * NodeBackend with the semantics of src/scripts/{acquire,extend,release}.lua
+ * NodeBackend with the semantics of src/scripts/{acquire,extend,release,
+ * keepalive,leave}.lua, wait lines and handoffs included
  * (test/property/simulatedNode.test.ts checks it against a real redis-server),
  * on an injected clock, with faults planned per request.
  *
@@ -17,10 +18,14 @@
  */
 import type { Clock } from '../../src/clock/Clock.js';
 import type { NodeBackend } from '../../src/node/NodeBackend.js';
-import type { Announce } from '../../src/scripts/release.js';
+import type { PubSubConnection, PubSubPort } from '../../src/node/PubSub.js';
+import type { LineEntry, LinePlace, LineReply } from '../../src/scripts/index.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { RESERVATION_MS } from '../../src/scripts/line.js';
+import { type Announce, RELEASE_CHANNEL_PREFIX, type Rejoin } from '../../src/scripts/release.js';
 import { isMarked, WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
-export type SimulatedOperation = 'acquire' | 'extend' | 'release';
+export type SimulatedOperation = 'acquire' | 'extend' | 'release' | 'keepalive' | 'leave';
 
 /**
  * What happens to one request:
@@ -57,7 +62,7 @@ export interface RequestRecord extends SimulatedRequest {
   /** Node-clock instant it was applied, if it was. */
   appliedAt?: number;
   /** The script's result, if applied: boolean for acquire/extend, the count for release. */
-  result?: boolean | number;
+  result?: boolean | number | LineReply;
   /** Keys the request wrote or deleted, with the value they held before. */
   changed?: readonly { key: string; before: string | undefined }[];
   /** Why it was not applied or not answered. */
@@ -69,6 +74,17 @@ interface Entry {
   /** Node-clock instant at which the key is gone. */
   readonly expiresAt: number;
 }
+
+/** One resource's wait line: its line and lease ZSETs (expiring together) and its ticket counter. */
+interface WaitLine {
+  /** value -> ticket. */
+  readonly order: Map<string, number>;
+  /** value -> server-time ms until which the place is held. */
+  readonly lease: Map<string, number>;
+  expiresAt: number;
+}
+
+let nextPortId = 0;
 
 export class SimulatedNodeError extends Error {
   constructor(node: string, problem: string) {
@@ -88,8 +104,16 @@ export class SimulatedNode implements NodeBackend {
   readonly requests: RequestRecord[] = [];
 
   private readonly store = new Map<string, Entry>();
-  /** Release announcements (release.lua PUBLISHes each key it deletes): listeners by key. */
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly lines = new Map<string, WaitLine>();
+  private readonly counters = new Map<string, { value: number; expiresAt: number }>();
+  /** Subscribed connections (release.lua and hand-offs PUBLISH on them). */
+  private readonly subscribers = new Set<{ channels: Set<string>; listeners: ((channel: string, message: string) => void)[] }>();
+  /**
+   * The server time (TIME) that leases are counted on: the node's clock
+   * unless told otherwise (a comparison with a real server whose keys are
+   * aged by jumps, while its TIME runs on, freezes it).
+   */
+  serverTime: Clock;
   private seq = 0;
   /** Bumped by restart(): requests from an older epoch are never applied or answered. */
   private epoch = 0;
@@ -103,58 +127,140 @@ export class SimulatedNode implements NodeBackend {
     this.name = name;
     this.clock = clock;
     this.planner = planner;
+    this.serverTime = clock;
+    const id = `${name}#${++nextPortId}`;
+    this.pubSub = { id, channelFor: (prefix, key) => `${prefix}${key}`, connect: () => this.connectSubscriber() };
   }
+
+  readonly pubSub: PubSubPort;
 
   // --- NodeBackend -----------------------------------------------------------
 
-  acquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): Promise<boolean> {
-    return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquire(keys, value, ttlMs, markIfHeld));
+  acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
+    return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquire(keys, value, ttlMs));
+  }
+
+  acquireInLine(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply> {
+    if (fencing) return Promise.reject(new SimulatedNodeError(this.name, 'fencing is not simulated'));
+    return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquireInLine(keys, value, ttlMs, place));
   }
 
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
-  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
-    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
+  release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
+    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce, rejoin));
   }
 
-  /** As RedisNodeBackend.watchReleases: `onRelease` hears every key a release deletes here. */
-  watchReleases(keys: readonly string[], onRelease: () => void): Promise<() => void> {
-    for (const key of keys) {
-      let listeners = this.watchers.get(key);
-      if (!listeners) this.watchers.set(key, (listeners = new Set()));
-      listeners.add(onRelease);
+  keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
+    const keys = entries.flatMap((entry) => entry.keys);
+    return this.send({ op: 'keepalive', keys, value: '' }, () => this.applyKeepalive(entries, leaseMs));
+  }
+
+  leave(keys: readonly string[], value: string, acquired: boolean): Promise<number> {
+    return this.send({ op: 'leave', keys, value }, () => this.applyLeave(keys, value, acquired));
+  }
+
+  private connectSubscriber(): PubSubConnection {
+    const subscriber = { channels: new Set<string>(), listeners: [] as ((channel: string, message: string) => void)[] };
+    this.subscribers.add(subscriber);
+    return {
+      subscribe: (...channels) => {
+        for (const channel of channels) subscriber.channels.add(channel);
+        return Promise.resolve(channels.length);
+      },
+      unsubscribe: (...channels) => {
+        for (const channel of channels) subscriber.channels.delete(channel);
+        return Promise.resolve(0);
+      },
+      onMessage: (listener) => subscriber.listeners.push(listener),
+      onReady: () => undefined,
+      disconnect: () => this.subscribers.delete(subscriber),
+    };
+  }
+
+  /** PUBLISH: messages travel on the subscriber's own connection, so they arrive after the script ran. */
+  private publish(key: string, message: string): void {
+    const channel = `${RELEASE_CHANNEL_PREFIX}${key}`;
+    for (const subscriber of this.subscribers) {
+      if (!subscriber.channels.has(channel)) continue;
+      for (const listener of subscriber.listeners) queueMicrotask(() => listener(channel, message));
     }
-    return Promise.resolve(() => {
-      for (const key of keys) this.watchers.get(key)?.delete(onRelease);
-    });
   }
 
   // --- the three scripts, applied at once --------------------------------------
 
   /**
-   * acquire.lua: all keys or none; true when every key now holds `value`
-   * (marked or not: a mark is kept). One key without `markIfHeld` is a SET NX
-   * PX, which refuses a key holding our own value too. With `markIfHeld` the
-   * first key held by another value gets the waiter's mark.
+   * acquire.lua without line mode: all keys or none; true when every key now
+   * holds `value` (marked or not: a mark is kept). One key is a SET NX PX,
+   * which refuses a key holding our own value too.
    */
-  applyAcquire(keys: readonly string[], value: string, ttlMs: number, markIfHeld = false): { result: boolean; changed: Changed } {
+  applyAcquire(keys: readonly string[], value: string, ttlMs: number): { result: boolean; changed: Changed } {
     assertTtl(ttlMs);
-    if (!markIfHeld && keys.length === 1 && this.get(keys[0] as string) !== undefined) return { result: false, changed: [] };
+    if (keys.length === 1 && this.get(keys[0] as string) !== undefined) return { result: false, changed: [] };
     for (const key of keys) {
       const current = this.get(key);
-      if (current !== undefined && !holds(current, value)) {
-        if (!markIfHeld || isMarked(current)) return { result: false, changed: [] };
-        const entry = this.store.get(key) as Entry;
-        this.store.set(key, { value: current + WAITER_MARK, expiresAt: entry.expiresAt });
-        return { result: false, changed: [{ key, before: current }] };
+      if (current !== undefined && !holds(current, value)) return { result: false, changed: [] };
+    }
+    return { result: true, changed: this.take(keys, value, ttlMs) };
+  }
+
+  /**
+   * acquire.lua in line mode: granted when every key is free or holds
+   * `value` and `value` is first among the live waiters of every line (or the
+   * lines are empty); otherwise it joins (or keeps its place, raised to the
+   * caller's ticket) with one ticket for all its lines, refreshes its lease
+   * and marks the first key held by another value.
+   */
+  applyAcquireInLine(keys: readonly string[], value: string, ttlMs: number, place: LinePlace): { result: LineReply; changed: Changed } {
+    assertTtl(ttlMs);
+    const nowMs = this.serverTime.now();
+    const heldBy = keys.find((key) => {
+      const current = this.get(key);
+      return current !== undefined && !holds(current, value);
+    });
+    let first = heldBy === undefined;
+    for (const key of keys) {
+      const head = this.firstLive(key, nowMs);
+      if (head !== undefined && head !== value) first = false;
+    }
+    if (first) {
+      for (const key of keys) this.leaveLine(key, value);
+      return { result: { granted: true }, changed: this.take(keys, value, ttlMs) };
+    }
+    const changed: { key: string; before: string | undefined }[] = [];
+    if (heldBy !== undefined) {
+      const current = this.get(heldBy) as string;
+      if (!isMarked(current)) {
+        const entry = this.store.get(heldBy) as Entry;
+        this.store.set(heldBy, { value: current + WAITER_MARK, expiresAt: entry.expiresAt });
+        changed.push({ key: heldBy, before: current });
       }
     }
-    const expiresAt = this.clock.now() + ttlMs;
-    const changed = keys.map((key) => ({ key, before: this.get(key) }));
-    for (const key of keys) this.store.set(key, { value: this.get(key) ?? value, expiresAt });
-    return { result: true, changed };
+    let ticket = place.ticket;
+    let everywhere = true;
+    for (const key of keys) {
+      const score = this.line(key)?.order.get(value);
+      if (score === undefined) everywhere = false;
+      else if (score > ticket) ticket = score;
+    }
+    if (!everywhere) {
+      for (const key of keys) {
+        const next = Math.max((this.counter(key) ?? 0) + 1, Math.floor(nowMs * 1000));
+        this.setCounter(key, next, place.leaseMs);
+        if (next > ticket) ticket = next;
+      }
+    }
+    for (const key of keys) {
+      if ((this.counter(key) ?? 0) < ticket) this.setCounter(key, ticket, place.leaseMs);
+      const line = this.openLine(key);
+      line.order.set(value, ticket);
+      line.lease.set(value, nowMs + place.leaseMs);
+      line.expiresAt = this.clock.now() + place.leaseMs;
+      this.setCounter(key, this.counter(key) as number, place.leaseMs);
+    }
+    return { result: { granted: false, ticket }, changed };
   }
 
   /** extend.lua: new TTL on every key, only if every key holds `value` (marked or not). */
@@ -167,20 +273,146 @@ export class SimulatedNode implements NodeBackend {
     return { result: true, changed };
   }
 
-  /** release.lua: deletes each key still holding `value` (marked or not); returns how many. */
-  applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked'): { result: number; changed: Changed } {
-    const changed: { key: string; before: string }[] = [];
+  /**
+   * release.lua: deletes each key still holding `value` (marked or not) and
+   * hands it to its line's live head (a reservation, announced with the
+   * head's value), or announces the deletion as `announce` says; returns how many.
+   */
+  applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): { result: number; changed: Changed } {
+    const changed: { key: string; before: string | undefined }[] = [];
     for (const key of keys) {
       const current = this.get(key);
-      if (holds(current, value)) {
-        this.store.delete(key);
-        changed.push({ key, before: current });
-        // Pub/sub messages travel on the subscriber's own connection: they arrive after the script ran.
-        const heard = announce === 'all' || (announce === 'marked' && isMarked(current));
-        if (heard) for (const listener of this.watchers.get(key) ?? []) queueMicrotask(listener);
+      if (!holds(current, value)) continue;
+      this.store.delete(key);
+      changed.push({ key, before: current });
+      let handed = false;
+      const line = this.line(key);
+      if (line) {
+        const nowMs = this.serverTime.now();
+        if (rejoin && announce === 'none') {
+          line.order.set(value, rejoin.ticket);
+          line.lease.set(value, nowMs + rejoin.leaseMs);
+        }
+        handed = this.handOff(key, nowMs, RESERVATION_MS, announce === 'none' ? value : undefined);
       }
+      const heard = announce === 'all' || (announce === 'marked' && isMarked(current));
+      if (!handed && heard) this.publish(key, '');
     }
     return { result: changed.length, changed };
+  }
+
+  /** keepalive.lua: refreshes the lease (and raises the ticket) of every entry that still has its place. */
+  applyKeepalive(entries: readonly LineEntry[], leaseMs: number): { result: number; changed: Changed } {
+    const nowMs = this.serverTime.now();
+    let kept = 0;
+    for (const { keys, value, ticket } of entries) {
+      for (const key of keys) {
+        const line = this.line(key);
+        const score = line?.order.get(value);
+        if (line === undefined || score === undefined) continue;
+        kept++;
+        if (ticket > score) {
+          line.order.set(value, ticket);
+          if ((this.counter(key) ?? 0) < ticket) this.setCounter(key, ticket, leaseMs);
+        }
+        line.lease.set(value, nowMs + leaseMs);
+        line.expiresAt = this.clock.now() + leaseMs;
+        const counter = this.counter(key);
+        if (counter !== undefined) this.setCounter(key, counter, leaseMs);
+      }
+    }
+    return { result: kept, changed: [] };
+  }
+
+  /** leave.lua: out of the lines; one that gave up hands on a reservation it did not take. */
+  applyLeave(keys: readonly string[], value: string, acquired: boolean): { result: number; changed: Changed } {
+    let left = 0;
+    const changed: { key: string; before: string | undefined }[] = [];
+    for (const key of keys) {
+      if (this.line(key)?.order.has(value)) left++;
+      this.leaveLine(key, value);
+      const current = this.get(key);
+      if (!acquired && holds(current, value)) {
+        this.store.delete(key);
+        changed.push({ key, before: current });
+        this.handOff(key, this.serverTime.now(), RESERVATION_MS, undefined);
+      }
+    }
+    return { result: left, changed };
+  }
+
+  // --- wait lines ------------------------------------------------------------
+
+  /** The live line of `key` (undefined once it expired or emptied). */
+  line(key: string): WaitLine | undefined {
+    const line = this.lines.get(key);
+    if (line === undefined) return undefined;
+    if (line.expiresAt <= this.clock.now() || line.order.size === 0) {
+      this.lines.delete(key);
+      return undefined;
+    }
+    return line;
+  }
+
+  /** The waiters of `key`'s line, first first (ZRANGE: by ticket, ties by value). */
+  lineOrder(key: string): string[] {
+    const line = this.line(key);
+    if (!line) return [];
+    return [...line.order].sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0)).map(([value]) => value);
+  }
+
+  private openLine(key: string): WaitLine {
+    let line = this.line(key);
+    if (!line) {
+      line = { order: new Map(), lease: new Map(), expiresAt: Number.POSITIVE_INFINITY };
+      this.lines.set(key, line);
+    }
+    return line;
+  }
+
+  private leaveLine(key: string, value: string): void {
+    const line = this.line(key);
+    if (!line) return;
+    line.order.delete(value);
+    line.lease.delete(value);
+  }
+
+  /** line.lua's first_live: drops waiters at the front whose lease passed. */
+  private firstLive(key: string, nowMs: number): string | undefined {
+    for (;;) {
+      const head = this.lineOrder(key)[0];
+      if (head === undefined) return undefined;
+      const line = this.line(key) as WaitLine;
+      if ((line.lease.get(head) ?? Number.NEGATIVE_INFINITY) > nowMs) return head;
+      line.order.delete(head);
+      line.lease.delete(head);
+    }
+  }
+
+  /** line.lua's hand_off. */
+  private handOff(key: string, nowMs: number, reservationMs: number, quiet: string | undefined): boolean {
+    const head = this.firstLive(key, nowMs);
+    if (head === undefined) return false;
+    this.store.set(key, { value: head, expiresAt: this.clock.now() + reservationMs });
+    if (head !== quiet) this.publish(key, head);
+    return true;
+  }
+
+  private counter(key: string): number | undefined {
+    const counter = this.counters.get(key);
+    if (counter === undefined || counter.expiresAt <= this.clock.now()) return undefined;
+    return counter.value;
+  }
+
+  private setCounter(key: string, value: number, ttlMs: number): void {
+    this.counters.set(key, { value, expiresAt: this.clock.now() + ttlMs });
+  }
+
+  private take(keys: readonly string[], value: string, ttlMs: number): Changed {
+    const expiresAt = this.clock.now() + ttlMs;
+    const changed = keys.map((key) => ({ key, before: this.get(key) }));
+    for (const key of keys) this.store.set(key, { value: this.get(key) ?? value, expiresAt });
+    return changed;
   }
 
   // --- inspection and faults -------------------------------------------------
@@ -201,6 +433,18 @@ export class SimulatedNode implements NodeBackend {
     const entry = this.store.get(key);
     if (entry === undefined || this.get(key) === undefined) return -2;
     return entry.expiresAt - this.clock.now();
+  }
+
+  /** Every live key's name as Redis would list it: lock keys, and each line's line, lease and ticket keys. */
+  keyNames(): string[] {
+    const names = [...this.snapshot().keys()];
+    for (const key of [...this.lines.keys()]) {
+      if (!this.line(key)) continue;
+      const [line, lease] = lineKeysFor(key);
+      names.push(line, lease);
+    }
+    for (const key of [...this.counters.keys()]) if (this.counter(key) !== undefined) names.push(lineKeysFor(key)[2]);
+    return names;
   }
 
   /** Live keys with their values. */
@@ -231,13 +475,15 @@ export class SimulatedNode implements NodeBackend {
    */
   restart(options: { downForMs?: number } = {}): void {
     this.store.clear();
+    this.lines.clear();
+    this.counters.clear();
     this.epoch++;
     this.downUntil = this.clock.now() + (options.downForMs ?? 0);
   }
 
   // --- one connection ---------------------------------------------------------
 
-  private send<T extends boolean | number>(
+  private send<T extends boolean | number | LineReply>(
     request: Omit<SimulatedRequest, 'seq'>,
     apply: () => { result: T; changed: Changed },
   ): Promise<T> {

@@ -1,0 +1,40 @@
+-- line: helpers shared by the scripts that keep a resource's wait line (the
+-- source is put in front of acquire, release, keepalive and leave, so one
+-- definition serves them all). It has no KEYS or ARGV of its own: each
+-- function takes the keys of one resource's line, a ZSET of waiting values
+-- scored by ticket, and its lease ZSET (value -> server ms until which the
+-- place is held). Returns nothing itself; first_live returns the head.
+
+-- Server time in ms and µs. Before Redis 7 a script that reads TIME must
+-- replicate its effects, not itself: callers call redis.replicate_commands()
+-- before their first write.
+local function server_time()
+  local time = redis.call('TIME')
+  local seconds, micros = tonumber(time[1]), tonumber(time[2])
+  return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+end
+
+-- The first waiter whose lease has not passed; waiters ahead of it whose
+-- lease passed are dropped, all at once, however many died.
+local function first_live(line, lease, now_ms)
+  while true do
+    local head = redis.call('ZRANGE', line, 0, 0)[1]
+    if not head then return nil end
+    local held_until = tonumber(redis.call('ZSCORE', lease, head))
+    if held_until and held_until > now_ms then return head end
+    redis.call('ZREM', line, head)
+    redis.call('ZREM', lease, head)
+  end
+end
+
+-- The free key goes to the line's live head as a short reservation (its
+-- value with reservation_ms), announced with the head's value so only that
+-- waiter wakes; it then takes the key with its TTL through the usual checks.
+-- Nothing is announced to `quiet` (a waiter undoing its own attempt).
+local function hand_off(key, line, lease, now_ms, reservation_ms, quiet)
+  local head = first_live(line, lease, now_ms)
+  if not head then return false end
+  redis.call('SET', key, head, 'PX', reservation_ms)
+  if head ~= quiet then redis.call('PUBLISH', 'quorumlock:released:' .. key, head) end
+  return true
+end

@@ -1,0 +1,58 @@
+import { lineKeysFor } from './lineKeys.js';
+import { LuaScript, type ScriptClient } from './LuaScript.js';
+import lineSource from './line.lua';
+import keepaliveSource from './keepalive.lua';
+import leaveSource from './leave.lua';
+
+/**
+ * How long a handed-off key stays reserved for the line's head (release.lua
+ * falls back to this same figure when not told): a reservation nobody takes,
+ * because its waiter died or paused, frees the key after this.
+ */
+export const RESERVATION_MS = 600;
+
+/** A script that keeps wait lines: line.lua's helpers go in front of its own source. */
+export function lineScript(name: string, source: string): LuaScript {
+  return new LuaScript(name, `${lineSource}\n${source}`);
+}
+
+export const keepaliveScript = lineScript('keepalive', keepaliveSource);
+export const leaveScript = lineScript('leave', leaveSource);
+
+/** A waiter's place in the lines of its resources on one node. */
+export interface LineEntry {
+  readonly keys: readonly string[];
+  readonly value: string;
+  readonly ticket: number;
+}
+
+/** Each resource's line and lease, after the resources (release and leave take them so). */
+export function withLines(keys: readonly string[]): string[] {
+  const all = [...keys];
+  for (const key of keys) {
+    const [line, lease] = lineKeysFor(key);
+    all.push(line, lease);
+  }
+  return all;
+}
+
+/** Refreshes every entry's lease (and raises its ticket); how many entries still had a place. */
+export function keepalive(client: ScriptClient, entries: readonly LineEntry[], leaseMs: number): Promise<number> {
+  const keys: string[] = [];
+  const args: (string | number)[] = [leaseMs];
+  for (const { keys: resources, value, ticket } of entries) {
+    for (const resource of resources) {
+      keys.push(...lineKeysFor(resource));
+      args.push(value, ticket);
+    }
+  }
+  return keepaliveScript.run(client, keys, args, Number);
+}
+
+/**
+ * Steps out of the lines; a waiter that gave up (`acquired` false) also hands
+ * on a reservation it was given and did not take.
+ */
+export function leave(client: ScriptClient, keys: readonly string[], value: string, acquired: boolean): Promise<number> {
+  return leaveScript.run(client, withLines(keys), [value, acquired ? 'acquired' : 'gave-up', RESERVATION_MS], Number);
+}

@@ -1,0 +1,35 @@
+/**
+ * How long a place in a Redis wait line is held without news from its
+ * waiter, and how often the waiters of a process send that news. A dead or
+ * paused waiter costs the others at most the lease plus one backoff delay
+ * (retry.maxDelayMs), however many died: their leases pass together and the
+ * next attempt drops them all.
+ */
+export const LEASE_MS = 600;
+export const KEEPALIVE_MS = 200;
+
+/**
+ * One acquire call's place in the wait lines its nodes keep: the ticket it
+ * was given (the largest over the nodes, written back to all of them so they
+ * order their waiters alike) and the nodes that may still have it in line.
+ */
+export class LinePosition {
+  ticket = 0;
+  readonly leaseMs = LEASE_MS;
+  /** Indexes of the nodes that may hold a place for us. */
+  readonly nodes = new Set<number>();
+
+  /** After an attempt: `ticket` when the node kept us in line (0: unknown), null when it granted. */
+  heard(node: number, ticket: number | null): void {
+    if (ticket === null) {
+      this.nodes.delete(node);
+      return;
+    }
+    this.nodes.add(node);
+    if (ticket > this.ticket) this.ticket = ticket;
+  }
+
+  get inLine(): boolean {
+    return this.nodes.size > 0;
+  }
+}
