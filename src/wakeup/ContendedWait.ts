@@ -37,6 +37,8 @@ export class ContendedWait implements LoneHead {
   #attemptPosition: LinePosition | undefined;
   /** Whether the last wait ended with a release announcement. */
   #woken = false;
+  /** The longest backoff delay (retry.maxDelayMs). */
+  #maxDelayMs = 0;
 
   constructor(
     space: LineSpace,
@@ -64,6 +66,7 @@ export class ContendedWait implements LoneHead {
    * after also waiting (up to `firstDelayMs`) for its release to be announced.
    */
   queueBehindOthers(firstDelayMs: number): Promise<void> | undefined {
+    this.#maxDelayMs = firstDelayMs;
     if (standAlone(this.#space, this.#lineKey, this)) return undefined;
     const place = joinLine(this.#space, this.#lineKey);
     this.#place = place;
@@ -123,9 +126,15 @@ export class ContendedWait implements LoneHead {
       return;
     }
     const position = this.#position;
-    if (position?.inLine && !this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
-    await watch.wait(delayMs, this.#signal);
-    this.#woken = watch.releaseSeen;
+    let waitMs = delayMs;
+    if (position?.inLine) {
+      if (!this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
+      // In line, our turn is announced to us; polling is only the fallback for
+      // a lost message or a dead waiter ahead, whose cost the longest delay bounds.
+      waitMs = Math.max(delayMs, Math.min(this.#maxDelayMs, this.#deadline - this.#clock.now()));
+    }
+    await watch.wait(waitMs, this.#signal);
+    this.#woken = watch.releaseSeen && !watch.handedElsewhere;
   }
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
@@ -157,11 +166,14 @@ export class ContendedWait implements LoneHead {
     // with them one announcement of the next would look like a quorum). It
     // cannot have released yet: we resume in the microtask after its turn.
     if (place.followsLocalHolder) watch.beforeAttempt();
+    // The watch was the previous head's: a handoff to any waiter is news to
+    // us, who have no place in the Redis lines yet.
+    watch.expected = undefined;
     await opening;
     // A release announced before we listened was missed: only an attempt tells.
     if (place.followsLocalHolder && wasListening) {
       await watch.wait(firstDelayMs, this.#signal);
-      this.#woken = watch.releaseSeen;
+      this.#woken = watch.releaseSeen && !watch.handedElsewhere;
     }
   }
 

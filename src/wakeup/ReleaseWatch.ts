@@ -28,6 +28,8 @@ export class ReleaseWatch {
    * another waiter (announced with its value) is then not for us.
    */
   expected: string | undefined;
+  /** Whether a release announced since the last attempt handed the key to another waiter. */
+  #handedElsewhere = false;
 
   constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number, quorum: number) {
     this.#nodes = nodes;
@@ -39,6 +41,15 @@ export class ReleaseWatch {
   /** Whether a release was announced (on a quorum of nodes) since the last attempt. */
   get releaseSeen(): boolean {
     return this.#announced.size >= this.#quorum;
+  }
+
+  /**
+   * Whether a release since the last attempt went to another waiter of the
+   * Redis lines: the key is reserved for it, so the next attempt should join
+   * the line rather than try a plain SET NX.
+   */
+  get handedElsewhere(): boolean {
+    return this.#handedElsewhere;
   }
 
   /** Whether open() was called (by any of the waiters that share this watch). */
@@ -61,7 +72,10 @@ export class ReleaseWatch {
     await Promise.all(
       this.#nodes.map(async (node, index) => {
         const onRelease = (message: string): void => {
-          if (message !== '' && this.expected !== undefined && message !== this.expected) return;
+          if (message !== '' && message !== this.expected) {
+            if (this.expected !== undefined) return;
+            this.#handedElsewhere = true;
+          }
           this.#announced.add(index);
           if (this.releaseSeen) this.#wake?.();
         };
@@ -80,6 +94,7 @@ export class ReleaseWatch {
   /** Forgets releases seen so far: call right before an attempt goes out. */
   beforeAttempt(): void {
     this.#announced.clear();
+    this.#handedElsewhere = false;
   }
 
   /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */

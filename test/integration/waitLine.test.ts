@@ -1,0 +1,207 @@
+/**
+ * The wait lines kept in Redis, across processes: first come first served,
+ * a released key handed to the first live waiter, and what a dead or paused
+ * waiter can cost the others: at most the lease plus one backoff delay
+ * (about a second by default), however many died. Bounds are asserted with
+ * slack for a busy 2-core machine; speed is not.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RedisLock, Redlock } from '../../src/index.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { LEASE_MS } from '../../src/wakeup/LinePosition.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+/** What a dead waiter may cost by design (lease + the default largest backoff), and slack for a loaded machine. */
+const BOUND_MS = LEASE_MS + 400;
+const SLACK_MS = 1_500;
+
+const children = new Set<ChildProcess>();
+
+function startChild(fixture: string, args: readonly string[]): { child: ChildProcess; said: (text: string) => Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-lua.mjs', `test/integration/fixtures/${fixture}.ts`, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let out = '';
+  const waiting = new Set<() => void>();
+  child.stdout?.on('data', (chunk) => {
+    out += String(chunk);
+    for (const check of waiting) check();
+  });
+  const said = (text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!out.includes(text)) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+    });
+  return { child, said };
+}
+
+async function lineOf(client: Redis, resource: string): Promise<string[]> {
+  return client.zrange(lineKeysFor(resource)[0], 0, -1);
+}
+
+async function lineLength(clients: readonly Redis[], resource: string, length: number): Promise<void> {
+  await expect
+    .poll(async () => (await Promise.all(clients.map((c) => lineOf(c, resource)))).every((line) => line.length >= length), {
+      timeout: 20_000,
+      interval: 20,
+    })
+    .toBe(true);
+}
+
+describe('wait lines across processes', () => {
+  let nodes: LocalNodeSet;
+  beforeAll(async () => {
+    nodes = await startNodes(5);
+  });
+  afterAll(async () => {
+    await nodes.stopAll();
+  });
+  beforeEach(async () => {
+    await nodes.flushAll();
+  });
+  afterEach(() => {
+    for (const child of children) child.kill('SIGKILL');
+  });
+
+  it('a waiter process killed -9 in line holds up the next one no longer than the lease and one backoff', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const locker = new RedisLock(client);
+    const holder = await locker.acquire('dead-head', 10_000);
+    const { child } = startChild('lineWaiter', [port, 'dead-head']);
+    await lineLength([client], 'dead-head', 1);
+    const next = locker.acquire('dead-head', 10_000, { acquireTimeoutMs: 60_000 });
+    await lineLength([client], 'dead-head', 2);
+    child.kill('SIGKILL');
+    const releasedAt = performance.now();
+    await holder.release();
+    const lock = await next;
+    const waited = performance.now() - releasedAt;
+    expect(waited).toBeLessThan(BOUND_MS + SLACK_MS);
+    await lock.release();
+  }, 60_000);
+
+  it('50 waiters killed at once still cost no more than the bound', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const locker = new RedisLock(client);
+    const holder = await locker.acquire('crowd', 10_000);
+    const crowds = Array.from({ length: 5 }, () => startChild('lineCrowd', [port, 'crowd', '10']));
+    await Promise.all(crowds.map((crowd) => crowd.said('in line')));
+    const next = locker.acquire('crowd', 10_000, { acquireTimeoutMs: 60_000 });
+    await lineLength([client], 'crowd', 51);
+    for (const { child } of crowds) child.kill('SIGKILL');
+    const releasedAt = performance.now();
+    await holder.release();
+    const lock = await next;
+    expect(performance.now() - releasedAt).toBeLessThan(BOUND_MS + SLACK_MS);
+    // Pruning took every dead place at once.
+    expect(await lineOf(client, 'crowd')).toEqual([]);
+    await lock.release();
+  }, 60_000);
+
+  it('a handoff to a paused waiter is reclaimed, and the waiter takes its turn after it resumes', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const locker = new RedisLock(client);
+    const holder = await locker.acquire('paused', 10_000);
+    const paused = startChild('lineWaiter', [port, 'paused']);
+    await lineLength([client], 'paused', 1);
+    const [pausedValue] = await lineOf(client, 'paused');
+    const next = locker.acquire('paused', 10_000, { acquireTimeoutMs: 60_000 });
+    await lineLength([client], 'paused', 2);
+    paused.child.kill('SIGSTOP');
+    try {
+      const releasedAt = performance.now();
+      await holder.release();
+      // The key went to the paused waiter first, as a reservation.
+      expect(await client.get('paused')).toBe(pausedValue);
+      const lock = await next;
+      expect(performance.now() - releasedAt).toBeLessThan(BOUND_MS + SLACK_MS);
+      await lock.release();
+    } finally {
+      paused.child.kill('SIGCONT');
+    }
+    await paused.said('acquired paused');
+  }, 60_000);
+
+  it('an aborted waiter leaves the line at once, and one that timed out too', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const locker = new RedisLock(client);
+    const holder = await locker.acquire('leaving', 10_000);
+    const controller = new AbortController();
+    const aborted = locker.acquire('leaving', 10_000, { signal: controller.signal, acquireTimeoutMs: 60_000 });
+    await lineLength([client], 'leaving', 1);
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: 'QUORUMLOCK_ABORTED' });
+    // Well before its lease would have run out.
+    await expect.poll(() => lineOf(client, 'leaving'), { timeout: LEASE_MS / 2, interval: 10 }).toEqual([]);
+    await expect(locker.acquire('leaving', 10_000, { acquireTimeoutMs: 300 })).rejects.toMatchObject({ code: 'QUORUMLOCK_LOCK_HELD' });
+    await expect.poll(() => lineOf(client, 'leaving'), { timeout: LEASE_MS / 2, interval: 10 }).toEqual([]);
+    await holder.release();
+  }, 30_000);
+
+  it('processes are served first come, first served, and no key is left without a TTL', async () => {
+    const clients = nodes.clients().slice(0, 1);
+    const [client] = clients as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const holder = await new RedisLock(client).acquire('fifo', 10_000);
+    const waiters = [];
+    for (let i = 0; i < 4; i++) {
+      const waiter = startChild('lineWaiter', [port, 'fifo']);
+      await lineLength(clients, 'fifo', i + 1);
+      waiters.push(waiter);
+    }
+    const order = await lineOf(client, 'fifo');
+    const taken: string[] = [];
+    const watcher = client.duplicate();
+    await watcher.subscribe('quorumlock:released:fifo');
+    watcher.on('message', (_channel: string, value: string) => taken.push(value));
+    await holder.release();
+    await Promise.all(waiters.map((waiter) => waiter.said('acquired fifo')));
+    expect(taken).toEqual(order);
+    await watcher.quit();
+    await expectEveryKeyToExpire(client);
+  }, 60_000);
+
+  it('Redlock: waiters of several processes on 5 nodes, multi-resource locks among them, all get through in order', async () => {
+    const clients = nodes.clients();
+    const ports = nodes.endpoints.map((e) => e.port).join(',');
+    const locker = new Redlock(clients);
+    const holder = await locker.acquire(['r1', 'r2'], 10_000);
+    const waiters = [];
+    for (let i = 0; i < 4; i++) {
+      const waiter = startChild('lineWaiter', [ports, i % 2 === 0 ? 'r1+r2' : 'r1', '2']);
+      await lineLength(clients, 'r1', i + 1);
+      waiters.push(waiter);
+    }
+    // Every node orders them alike: handoffs do not split the votes.
+    const orders = await Promise.all(clients.map((c) => lineOf(c, 'r1')));
+    for (const order of orders) expect(order).toEqual(orders[0]);
+    await holder.release();
+    await Promise.all(waiters.map((waiter, i) => waiter.said(`acquired ${i % 2 === 0 ? 'r1+r2' : 'r1'}`)));
+    for (const c of clients) await expectEveryKeyToExpire(c);
+  }, 90_000);
+});
+
+/** Every key on the node has a TTL (or is gone): nothing the lines wrote outlives them. */
+async function expectEveryKeyToExpire(client: Redis): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      const pttl = await client.pttl(key);
+      expect(pttl === -2 || pttl > 0, `${key}: PTTL ${pttl}`).toBe(true);
+    }
+  } while (cursor !== '0');
+}
