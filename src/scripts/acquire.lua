@@ -40,11 +40,11 @@ local now_ms, now_us
 if fencing or in_line then now_ms, now_us = server_time() end
 
 local stored = {}
-local held_by = nil
+local held_by, held_value = nil, nil
 for i = 1, n do
   local current = redis.call('GET', KEYS[i])
   if current and current ~= value and current ~= marked then
-    held_by = held_by or i
+    if not held_by then held_by, held_value = i, current end
     if not in_line then return 0 end
   end
   stored[i] = current or value
@@ -59,14 +59,13 @@ if in_line then
     if head and head ~= value then first = false end
   end
   if not first then
-    if held_by then
-      local current = redis.call('GET', KEYS[held_by])
-      if string.sub(current, -1) ~= MARK then redis.call('APPEND', KEYS[held_by], MARK) end
-    end
+    if held_by and string.sub(held_value, -1) ~= MARK then redis.call('APPEND', KEYS[held_by], MARK) end
     -- One ticket on every line of the lock, so lines of different resources
     -- agree on who goes first and no two waiters hold out on each other.
     local ticket = tonumber(ARGV[6]) or 0
     local everywhere = true
+    -- Counters just incremented need no second read.
+    local counted = {}
     for i = 1, n do
       local at = line_base + 3 * (i - 1)
       local score = tonumber(redis.call('ZSCORE', KEYS[at + 1], value))
@@ -82,6 +81,7 @@ if in_line then
       for i = 1, n do
         local counter = KEYS[line_base + 3 * i]
         local next_ticket = redis.call('INCR', counter)
+        counted[i] = next_ticket
         if next_ticket < now_us then next_ticket = now_us end
         if next_ticket > ticket then ticket = next_ticket end
       end
@@ -90,7 +90,7 @@ if in_line then
     for i = 1, n do
       local at = line_base + 3 * (i - 1)
       local counter = KEYS[at + 3]
-      if (tonumber(redis.call('GET', counter)) or 0) < ticket then redis.call('SET', counter, score) end
+      if (counted[i] or tonumber(redis.call('GET', counter)) or 0) < ticket then redis.call('SET', counter, score) end
       redis.call('ZADD', KEYS[at + 1], score, value)
       redis.call('ZADD', KEYS[at + 2], string.format('%.0f', now_ms + lease_ms), value)
       for j = 1, 3 do redis.call('PEXPIRE', KEYS[at + j], lease_ms) end

@@ -128,6 +128,10 @@ export class ContendedWait implements LoneHead {
     const position = this.#position;
     let waitMs = delayMs;
     if (position?.inLine) {
+      // Releases handed to others while our attempt was out were heard as
+      // news when we had no place yet; now only a handoff to us is.
+      if (watch.handedElsewhere) watch.beforeAttempt();
+      watch.expected = this.#value;
       if (!this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
       // In line, our turn is announced to us; polling is only the fallback for
       // a lost message or a dead waiter ahead, whose cost the longest delay bounds.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { freePort } from '../support/freePort.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { pidExists } from '../support/processRegistry.js';
@@ -50,6 +51,11 @@ function worker(log: string, id: string, ...extra: string[]): string[] {
 
 async function started(log: string, id: string): Promise<void> {
   await waitFor(`worker ${id} to start`, () => readEvents(log).some((e) => e.event === 'start' && e.id === id));
+}
+
+/** How many waiters each node's wait line for `key` holds. */
+async function inLine(key: string): Promise<number[]> {
+  return Promise.all(clients.map((client) => client.zcard(lineKeysFor(key)[0])));
 }
 
 async function values(key: string): Promise<(string | null)[]> {
@@ -172,6 +178,8 @@ describe('quorumlock exec', () => {
     await started(log, 'holder');
     const waiter = startCli(['exec', ...redisFlags(urls), '--wait', 'forever', 'job:wait', ...worker(log, 'waiter')]);
     await attempting(waiter);
+    // It waits in the nodes' wait lines, as any waiter of the library does: another host would line up behind it.
+    await expect.poll(() => inLine('job:wait'), { timeout: 10_000, interval: 20 }).toEqual(clients.map(() => 1));
 
     await writeFile(go, '');
     expect((await holder.result).code).toBe(0);
@@ -276,6 +284,8 @@ describe('quorumlock exec', () => {
     const result = await waiter.result;
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/interrupted by SIGINT while waiting/);
+    // It left the lines (or its lease ran out): it holds up nobody.
+    await expect.poll(() => inLine('job:interrupt'), { timeout: 5_000, interval: 20 }).toEqual(clients.map(() => 0));
     await writeFile(go, '');
     expect((await holder.result).code).toBe(0);
     expect(readEvents(log).some((e) => e.id === 'waiter')).toBe(false);

@@ -173,9 +173,9 @@ describe('wait lines across processes', () => {
     await expectEveryKeyToExpire(client);
   }, 60_000);
 
-  it('Redlock: waiters of several processes on 5 nodes, multi-resource locks among them, all get through in order', async () => {
-    const clients = nodes.clients();
-    const ports = nodes.endpoints.map((e) => e.port).join(',');
+  it.each([3, 5])('Redlock: waiters of several processes on %i nodes, multi-resource locks among them, all get through', async (count) => {
+    const clients = nodes.clients().slice(0, count);
+    const ports = nodes.endpoints.slice(0, count).map((e) => e.port).join(',');
     const locker = new Redlock(clients);
     const holder = await locker.acquire(['r1', 'r2'], 10_000);
     const waiters = [];
