@@ -1,4 +1,13 @@
+import type { NodeConnectionError } from '../lock/errors.js';
 import type { Announce } from '../scripts/release.js';
+
+/** A client's first connection, as requests wait for it (see ConnectionGate). */
+export interface FirstConnection {
+  /** True once the client is, or has once been, ready: requests then go out as they come. */
+  isOpen(): boolean;
+  /** Calls exactly one of the two, in the order of registration, once the first connection is made or fails. */
+  whenOpen(onReady: () => void, onFailure: (error: NodeConnectionError) => void): void;
+}
 
 /**
  * The lock operations one node performs, with no timeout and no bookkeeping.
@@ -7,6 +16,11 @@ import type { Announce } from '../scripts/release.js';
  */
 export interface NodeBackend {
   readonly name: string;
+  /**
+   * Requests wait for it before they are sent, so that connecting does not
+   * count against the node timeout. Absent: the backend is always ready.
+   */
+  readonly connection?: FirstConnection;
   /**
    * True when every key now holds `value`; false when any holds another value.
    * A single key that already holds `value` itself counts as held (SET NX),

@@ -12,6 +12,7 @@
 import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Resources, TryAcquireOptions, UsingOptions, AcquireOptions } from '../../../src/index.js';
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
 import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
+import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
 import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult } from './types.js';
 
@@ -66,8 +67,14 @@ export class ObservedRedlock extends Redlock {
     return super.using(resources, ttlMs, (signal, lock) => routine(signal, this.#handedOver(lock)), options);
   }
 
-  protected override acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, markIfHeld: boolean): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, markIfHeld));
+  protected override acquireOnNodes(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    markIfHeld: boolean,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, markIfHeld, connectWait));
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
