@@ -20,6 +20,8 @@ export interface ContenderResult {
   /** Server CPU per call in µs, by command name, over all rounds (INFO commandstats usec/calls). */
   usecPerCall: Record<string, number>;
   readonly notes: string[];
+  /** Set when the contender was cut off by a timeout (procs): the table says so next to its numbers. */
+  unfinished?: string;
 }
 
 export interface ScenarioResult {
@@ -31,6 +33,10 @@ export interface ScenarioResult {
   readonly rounds: number;
   readonly budget: Budget;
   readonly contenders: ContenderResult[];
+  /** The scenario's own parameters, e.g. procs: processes, waiters, sections, holdMs, timeoutS. */
+  readonly parameters?: Readonly<Record<string, number>>;
+  /** Lines printed under the scenario's table (references and caveats of this run). */
+  readonly footnotes?: readonly string[];
 }
 
 export interface TopologyResult {

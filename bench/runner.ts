@@ -190,12 +190,12 @@ async function measure(
   };
 }
 
-function rotate<T>(items: readonly T[], by: number): T[] {
+export function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = items.length === 0 ? 0 : by % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-function medianSample(rounds: readonly Sample[]): Sample {
+export function medianSample(rounds: readonly Sample[]): Sample {
   const out: Sample = {};
   const ids = new Set(rounds.flatMap((sample) => Object.keys(sample) as MetricId[]));
   for (const id of ids) out[id] = median(rounds.map((sample) => sample[id] ?? Number.NaN));
