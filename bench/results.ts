@@ -1,6 +1,7 @@
 /** The shape of a run's results: what the JSON holds and the reports read. */
 import type { MetricId, Sample } from './metrics.js';
 import type { Budget } from './scenarios/index.js';
+import { type Contender, contenderKey } from './contenders/index.js';
 
 export interface ContenderResult {
   /** `library:variant`. */
@@ -63,4 +64,21 @@ export interface RunMeta {
 export interface RunResult {
   readonly meta: RunMeta;
   readonly topologies: TopologyResult[];
+}
+
+/** A contender's result before any round: every scenario fills the same shape. */
+export function emptyResult(contender: Contender, nodes: number): ContenderResult {
+  return {
+    key: contenderKey(contender),
+    library: contender.library,
+    variant: contender.variant,
+    role: contender.role,
+    className: contender.className(nodes),
+    settings: contender.settings,
+    rounds: [],
+    median: {},
+    commandsPerCycle: {},
+    usecPerCall: {},
+    notes: [],
+  };
 }

@@ -3,8 +3,8 @@
  * round into the result the report reads: medians, commands by name, and
  * whether it was cut off.
  */
-import { contenderKey, type Contender } from '../contenders/index.js';
-import type { ContenderResult } from '../results.js';
+import type { Contender } from '../contenders/index.js';
+import { type ContenderResult, emptyResult } from '../results.js';
 import { medianSample } from '../runner.js';
 import type { CommandStats } from '../serverStats.js';
 import type { ProcsMeasurement } from './measure.js';
@@ -16,19 +16,7 @@ export class Tally {
   private readonly unfinished: string[] = [];
 
   constructor(contender: Contender, nodes: number) {
-    this.result = {
-      key: contenderKey(contender),
-      library: contender.library,
-      variant: contender.variant,
-      role: contender.role,
-      className: contender.className(nodes),
-      settings: contender.settings,
-      rounds: [],
-      median: {},
-      commandsPerCycle: {},
-      usecPerCall: {},
-      notes: [],
-    };
+    this.result = emptyResult(contender, nodes);
   }
 
   add(round: number, measured: ProcsMeasurement): void {
