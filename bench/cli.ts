@@ -15,6 +15,13 @@ export interface CliOptions {
   readonly outDir: string;
   /** Another checkout whose src/ is built and measured beside this one. */
   readonly candidate: string | undefined;
+  /** The procs scenario's shape and timeout; undefined: the mode's default. */
+  readonly procs: {
+    readonly processes: number | undefined;
+    readonly waiters: number | undefined;
+    readonly sections: number | undefined;
+    readonly timeoutS: number | undefined;
+  };
   readonly help: boolean;
 }
 
@@ -27,12 +34,18 @@ export const USAGE = `Usage: npm run bench -- [options]
   --rounds N                measured rounds per scenario (medians are reported)
   --scenario ID             only this scenario (repeatable): uncontended,
                             parallel-64, contended-16, contended-200,
-                            burst-200
+                            burst-200, procs
   --contender LIB[:VARIANT] only this peer (repeatable; the raw floor and
                             quorumlock always run): node-redlock,
                             sesame-redlock, redis-semaphore
   --candidate DIR           also measure quorumlock built from DIR/src (e.g. a
                             git worktree with a change), side by side
+  --procs-p N               procs: processes wanting the one key (default 8)
+  --procs-w N               procs: concurrent waiters per process (default 8)
+  --procs-k N               procs: critical sections each waiter wants (default 8)
+  --procs-timeout S         procs: seconds a contender may take before it is
+                            stopped and reported as unfinished (default 20;
+                            sooner if its pace would need over 4× that)
   --quick                   tiny counts, for a smoke test (numbers meaningless)
   --out DIR                 where the JSON and SVG go (default bench/results)
   --help
@@ -52,6 +65,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       quick: { type: 'boolean' },
       out: { type: 'string' },
       candidate: { type: 'string' },
+      'procs-p': { type: 'string' },
+      'procs-w': { type: 'string' },
+      'procs-k': { type: 'string' },
+      'procs-timeout': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -67,11 +84,17 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     urls,
     nodeCounts: values.nodes === undefined ? undefined : parseCounts(values.nodes),
     quick: values.quick === true,
-    rounds: values.rounds === undefined ? undefined : positiveInteger(values.rounds, '--rounds'),
+    rounds: optionalInteger(values.rounds, '--rounds'),
     scenarios: values.scenario ?? [],
     contenders: values.contender ?? [],
     outDir: values.out ?? 'bench/results',
     candidate: values.candidate,
+    procs: {
+      processes: optionalInteger(values['procs-p'], '--procs-p'),
+      waiters: optionalInteger(values['procs-w'], '--procs-w'),
+      sections: optionalInteger(values['procs-k'], '--procs-k'),
+      timeoutS: optionalInteger(values['procs-timeout'], '--procs-timeout'),
+    },
     help: values.help === true,
   };
 }
@@ -79,6 +102,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
 function parseCounts(text: string): number[] {
   const counts = text.split(',').map((part) => positiveInteger(part.trim(), '--nodes'));
   return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+function optionalInteger(text: string | undefined, option: string): number | undefined {
+  return text === undefined ? undefined : positiveInteger(text, option);
 }
 
 function positiveInteger(text: string, option: string): number {

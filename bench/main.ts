@@ -1,12 +1,14 @@
 /** `npm run bench` (= `tsx bench/main.ts`): parse options, build quorumlock, get nodes, run the plan, report. */
 import { cpus } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { parseCli, USAGE } from './cli.js';
+import { parseCli, USAGE, type CliOptions } from './cli.js';
 import { openAdminClient } from './clients.js';
 import { allContenders } from './contenders/index.js';
-import { buildLibrary } from './library.js';
+import { buildLibrary, libraryUrl, removeBuilds, removeStaleBuilds } from './library.js';
 import { openNodes } from './nodes.js';
 import { makePlan } from './plan.js';
+import { buildWorker } from './procs/build.js';
+import { runProcs } from './procs/run.js';
 import { writeResults } from './report/files.js';
 import { headline, renderHeadline } from './report/headline.js';
 import { renderTables } from './report/table.js';
@@ -20,19 +22,41 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  await removeStaleBuilds();
+  try {
+    return await measureAndReport(cli);
+  } finally {
+    await removeBuilds();
+  }
+}
+
+async function measureAndReport(cli: CliOptions): Promise<number> {
   const lib = await buildLibrary();
   const candidate = cli.candidate === undefined ? undefined : { lib: await buildLibrary(cli.candidate, 'candidate'), from: cli.candidate };
   const plan = makePlan(cli, allContenders(lib, candidate));
+  const procsWorker = plan.procs === undefined ? undefined : await buildWorker();
   const started = new Date();
   const pool = await openNodes(cli.urls, plan.localNodes);
   try {
     process.stderr.write(
       `quorumlock bench (${plan.mode}): ${pool.local ? `${plan.localNodes} local redis-server process(es)` : `${pool.urls.length} given node(s)`}, ` +
-        `node counts ${plan.nodeCounts.join(', ')}, ${plan.contenders.length} contenders, ${plan.scenarios.length} scenarios\n`,
+        `node counts ${plan.nodeCounts.join(', ')}, ${plan.contenders.length} contenders, ` +
+        `${plan.scenarios.length + (plan.procs === undefined ? 0 : 1)} scenarios\n`,
     );
     const version = await versionOf(pool.urls[0]);
     const runId = `qlbench:${randomBytes(4).toString('hex')}`;
     const topologies = await runPlan(plan, pool.urls, runId);
+    if (plan.procs !== undefined && procsWorker !== undefined) {
+      const procs = await runProcs(plan.procs, plan.ttlMs, pool.urls, runId, {
+        script: procsWorker,
+        libraryUrl: libraryUrl(),
+        candidate: cli.candidate === undefined ? undefined : { url: libraryUrl('candidate'), from: cli.candidate },
+      });
+      for (const topology of topologies) {
+        const result = procs.get(topology.nodes);
+        if (result !== undefined) topology.scenarios.push(result);
+      }
+    }
     const finished = new Date();
     const cpu = cpus();
     const run: RunResult = {

@@ -19,7 +19,13 @@ export type MetricId =
   | 'starvedPct'
   | 'giveUps'
   | 'errors'
-  | 'overlaps';
+  | 'overlaps'
+  | 'holdCapPerSec'
+  | 'fifoRatio'
+  | 'reqsPerCycleNode'
+  | 'cmdsPerCycleNode'
+  | 'jainProcs'
+  | 'jainWaiters';
 
 /** One contender's numbers from one round of one scenario. */
 export type Sample = Partial<Record<MetricId, number>>;
@@ -105,5 +111,45 @@ export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
     description: 'times two waiters held the lock at once (must be 0)',
     better: 'zero',
     digits: 0,
+  },
+  holdCapPerSec: {
+    heading: 'hold cap',
+    description:
+      'critical sections per second no lock could beat in this run: 1000 / the mean measured hold in ms (the 1 ms timer and its overshoot); cycles/s over it is the share of time the lock was held',
+    better: 'higher',
+    digits: 0,
+  },
+  fifoRatio: {
+    heading: 'p99 ×FIFO',
+    description:
+      'wait p99 over the FIFO ideal: all waiters × the mean measured hold, what a perfectly fair lock with free handoffs would make the last one in line wait',
+    better: 'lower',
+    digits: 2,
+  },
+  reqsPerCycleNode: {
+    heading: 'reqs/cs/node',
+    description: 'requests the library sent per critical section and node (counted on its ioredis clients in every process)',
+    better: 'lower',
+    digits: 1,
+  },
+  cmdsPerCycleNode: {
+    heading: 'cmds/cs/node',
+    description: 'commands Redis executed per critical section and node (INFO commandstats deltas; commands run inside Lua scripts count)',
+    better: 'lower',
+    digits: 1,
+  },
+  jainProcs: {
+    heading: 'Jain procs',
+    description:
+      "Jain's fairness index over the processes' critical sections while every waiter still wanted the lock (until the first waiter had all of its own)",
+    better: 'higher',
+    digits: 2,
+  },
+  jainWaiters: {
+    heading: 'Jain waiters',
+    description:
+      "Jain's fairness index over the waiters' critical sections while every waiter still wanted the lock (until the first waiter had all of its own)",
+    better: 'higher',
+    digits: 2,
   },
 };

@@ -5,6 +5,14 @@
 import type { CliOptions } from './cli.js';
 import type { Contender } from './contenders/index.js';
 import { SCENARIOS, type Budget, type Scenario } from './scenarios/index.js';
+import {
+  PROCS_DEFAULT_SHAPE,
+  PROCS_DEFAULT_TIMEOUT_S,
+  PROCS_ID,
+  PROCS_QUICK_SHAPE,
+  PROCS_QUICK_TIMEOUT_S,
+  type ProcsShape,
+} from './scenarios/procs.js';
 
 export interface Plan {
   readonly mode: 'full' | 'quick';
@@ -24,6 +32,19 @@ export interface Plan {
   readonly mixedPasses: (scenario: Scenario) => number;
   /** Lock TTL in every scenario: long enough that no lock expires while held. */
   readonly ttlMs: number;
+  /** The multi-process scenario (bench/procs/), when it runs. */
+  readonly procs: ProcsPlan | undefined;
+}
+
+export interface ProcsPlan {
+  readonly shape: ProcsShape;
+  /** A contender still busy this long after go is stopped and reported as unfinished. */
+  readonly timeoutMs: number;
+  /** Every topology (--quick: only the largest; every measurement starts P node processes). */
+  readonly nodeCounts: readonly number[];
+  readonly rounds: number;
+  /** As in the in-process contended scenarios: each peer at its defaults and at its best settings. */
+  readonly contenders: readonly Contender[];
 }
 
 // Short slices, many rounds: this machine's speed drifts within seconds, and
@@ -85,9 +106,10 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
   }
 
   const scenarios = cli.scenarios.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => cli.scenarios.includes(s.id));
-  const unknownScenario = cli.scenarios.find((id) => !SCENARIOS.some((s) => s.id === id));
+  const known = [...SCENARIOS.map((s) => s.id), PROCS_ID];
+  const unknownScenario = cli.scenarios.find((id) => !known.includes(id));
   if (unknownScenario !== undefined) {
-    throw new Error(`--scenario ${unknownScenario}: unknown (known: ${SCENARIOS.map((s) => s.id).join(', ')})`);
+    throw new Error(`--scenario ${unknownScenario}: unknown (known: ${known.join(', ')})`);
   }
 
   const named = (c: Contender, name: string): boolean => name === c.library || name === `${c.library}:${c.variant}`;
@@ -124,10 +146,35 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
       return cli.quick ? Math.min(passes, QUICK_MIXED_PASSES) : passes;
     },
     ttlMs: 10_000,
+    procs:
+      cli.scenarios.length === 0 || cli.scenarios.includes(PROCS_ID)
+        ? procsPlan(cli, nodeCounts, contenders.filter((c) => differs(c, 'contended')))
+        : undefined,
   };
+}
+
+function procsPlan(cli: CliOptions, nodeCounts: readonly number[], contenders: readonly Contender[]): ProcsPlan {
+  const base = cli.quick ? PROCS_QUICK_SHAPE : PROCS_DEFAULT_SHAPE;
+  return {
+    shape: {
+      processes: cli.procs.processes ?? base.processes,
+      waiters: cli.procs.waiters ?? base.waiters,
+      sections: cli.procs.sections ?? base.sections,
+      holdMs: base.holdMs,
+    },
+    timeoutMs: (cli.procs.timeoutS ?? (cli.quick ? PROCS_QUICK_TIMEOUT_S : PROCS_DEFAULT_TIMEOUT_S)) * 1000,
+    nodeCounts: cli.quick ? [Math.max(...nodeCounts)] : nodeCounts,
+    rounds: cli.quick ? 1 : (cli.rounds ?? 1),
+    contenders,
+  };
+}
+
+/** False for a variant that would only repeat its library's defaults in scenarios of `kind`. */
+function differs(c: Contender, kind: Scenario['kind']): boolean {
+  return c.differsIn === undefined || c.differsIn.includes(kind);
 }
 
 /** The contenders a scenario runs: a variant that would only repeat its defaults there is skipped. */
 export function contendersFor(plan: Plan, scenario: Scenario): Contender[] {
-  return plan.contenders.filter((c) => c.differsIn === undefined || c.differsIn.includes(scenario.kind));
+  return plan.contenders.filter((c) => differs(c, scenario.kind));
 }

@@ -1,6 +1,7 @@
 /** The shape of a run's results: what the JSON holds and the reports read. */
 import type { MetricId, Sample } from './metrics.js';
 import type { Budget } from './scenarios/index.js';
+import { type Contender, contenderKey } from './contenders/index.js';
 
 export interface ContenderResult {
   /** `library:variant`. */
@@ -20,6 +21,8 @@ export interface ContenderResult {
   /** Server CPU per call in µs, by command name, over all rounds (INFO commandstats usec/calls). */
   usecPerCall: Record<string, number>;
   readonly notes: string[];
+  /** Set when the contender was cut off by a timeout (procs): the table says so next to its numbers. */
+  unfinished?: string;
 }
 
 export interface ScenarioResult {
@@ -31,6 +34,10 @@ export interface ScenarioResult {
   readonly rounds: number;
   readonly budget: Budget;
   readonly contenders: ContenderResult[];
+  /** The scenario's own parameters, e.g. procs: processes, waiters, sections, holdMs, timeoutS. */
+  readonly parameters?: Readonly<Record<string, number>>;
+  /** Lines printed under the scenario's table (references and caveats of this run). */
+  readonly footnotes?: readonly string[];
 }
 
 export interface TopologyResult {
@@ -57,4 +64,21 @@ export interface RunMeta {
 export interface RunResult {
   readonly meta: RunMeta;
   readonly topologies: TopologyResult[];
+}
+
+/** A contender's result before any round: every scenario fills the same shape. */
+export function emptyResult(contender: Contender, nodes: number): ContenderResult {
+  return {
+    key: contenderKey(contender),
+    library: contender.library,
+    variant: contender.variant,
+    role: contender.role,
+    className: contender.className(nodes),
+    settings: contender.settings,
+    rounds: [],
+    median: {},
+    commandsPerCycle: {},
+    usecPerCall: {},
+    notes: [],
+  };
 }

@@ -11,7 +11,7 @@ import { contenderKey, type BenchLocker, type Contender } from './contenders/ind
 import { METRICS, type MetricId, type Sample } from './metrics.js';
 import { contendersFor, type Plan } from './plan.js';
 import { Progress } from './progress.js';
-import type { ContenderResult, ScenarioResult, TopologyResult } from './results.js';
+import { type ContenderResult, emptyResult, type ScenarioResult, type TopologyResult } from './results.js';
 import type { Budget, Scenario } from './scenarios/index.js';
 import { mixedP50s } from './scenarios/mixed.js';
 import { difference, snapshot, totalCalls, type CommandStats } from './serverStats.js';
@@ -75,19 +75,7 @@ async function runScenario(
   const totals = new Map<Entrant, { stats: CommandStats; cycles: number }>();
   for (const entrant of entrants) {
     const { contender } = entrant;
-    results.set(entrant, {
-      key: contenderKey(contender),
-      library: contender.library,
-      variant: contender.variant,
-      role: contender.role,
-      className: contender.className(nodes),
-      settings: contender.settings,
-      rounds: [],
-      median: {},
-      commandsPerCycle: {},
-      usecPerCall: {},
-      notes: [],
-    });
+    results.set(entrant, emptyResult(contender, nodes));
     totals.set(entrant, { stats: new Map(), cycles: 0 });
   }
 
@@ -190,12 +178,12 @@ async function measure(
   };
 }
 
-function rotate<T>(items: readonly T[], by: number): T[] {
+export function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = items.length === 0 ? 0 : by % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-function medianSample(rounds: readonly Sample[]): Sample {
+export function medianSample(rounds: readonly Sample[]): Sample {
   const out: Sample = {};
   const ids = new Set(rounds.flatMap((sample) => Object.keys(sample) as MetricId[]));
   for (const id of ids) out[id] = median(rounds.map((sample) => sample[id] ?? Number.NaN));

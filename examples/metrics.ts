@@ -1,11 +1,23 @@
 // Turns quorumlock's diagnostics_channel events into metrics, with no
-// dependency: counters and latency samples printed every few seconds.
-// Wire the same handlers to prom-client, OpenTelemetry or StatsD in a real app.
+// dependency: counters and latency percentiles, printed once 8 workers have
+// run 200 lock cycles each. Wire the same handlers to prom-client,
+// OpenTelemetry or StatsD in a real app.
 //
-//   node --import tsx --import ./scripts/register-lua.mjs examples/metrics.ts [redis-url...]
+// It needs Redis: pass one URL per node (default redis://127.0.0.1:6379), e.g.
+// `redis-server --port 6379 --save ''` in another terminal.
+//
+// In a project that depends on quorumlock and ioredis (Node 20 runs
+// TypeScript through tsx):
+//
+//   npx tsx metrics.ts [redis-url...]
+//
+// In this repository, where 'quorumlock' resolves to the package itself
+// through the "exports" of its package.json, that is to dist/:
+//
+//   npm run build && node --import tsx examples/metrics.ts [redis-url...]
 import { subscribe } from 'node:diagnostics_channel';
 import { Redis } from 'ioredis';
-import { type AcquireEvent, type LostEvent, type ReleaseEvent, Redlock } from '../src/index.js';
+import { type AcquireEvent, type LostEvent, type ReleaseEvent, type ReleaseSettledEvent, Redlock } from 'quorumlock';
 
 const counters = new Map<string, number>();
 const acquireMs: number[] = [];
@@ -17,7 +29,15 @@ subscribe('quorumlock:acquire', (message) => {
   if (event.granted) acquireMs.push(event.durationMs);
   for (const node of event.nodes) if (node.status !== 'ok') count(`node.${node.node}.${node.status}`);
 });
-subscribe('quorumlock:release', (message) => count(`release.nodes.${(message as ReleaseEvent).released}`));
+// Published before release() resolves, so these counts are complete as soon as the last release returns.
+subscribe('quorumlock:release', (message) => {
+  count('release');
+  if ((message as ReleaseEvent).released === 0) count('release.nothing-deleted');
+});
+// Every node's answer comes later, once the slowest node has replied or timed out.
+subscribe('quorumlock:release-settled', (message) => {
+  for (const node of (message as ReleaseSettledEvent).nodes) if (node.status !== 'ok') count(`node.${node.node}.release.${node.status}`);
+});
 subscribe('quorumlock:lost', (message) => count(`lost.${(message as LostEvent).errorCode}`));
 
 function percentile(samples: number[], p: number): number {

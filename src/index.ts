@@ -2,7 +2,7 @@ export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
-export type { ReleaseResult, SettledRelease } from './lock/grant.js';
+export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './lock/grant.js';
 export type { Resources } from './lock/validate.js';
 export {
   DEFAULT_OPTIONS,
@@ -22,8 +22,10 @@ export {
   LockHeldError,
   LockLostError,
   LockReleasedError,
+  NodeConnectionError,
   NodeTimeoutError,
   QuorumLockError,
+  type QuorumLockErrorFor,
   QuorumUnreachableError,
   ValidityExhaustedError,
 } from './lock/errors.js';
@@ -35,7 +37,10 @@ export {
   type AcquireEvent,
   type ChannelName,
   channels as diagnosticsChannels,
+  type EventError,
+  type EventNodeOutcome,
   type ExtendEvent,
   type LostEvent,
   type ReleaseEvent,
+  type ReleaseSettledEvent,
 } from './diagnostics/index.js';

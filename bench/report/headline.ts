@@ -21,6 +21,9 @@ export interface HeadlineLine {
 }
 
 const UNCONTENDED_FLOOR_GOAL = 1.1;
+/** What a contended line adds to the throughput: how long waits were, how fair, what it cost Redis. */
+const IN_PROCESS_CONTENDED: readonly MetricId[] = ['waitP99Ms', 'jain', 'cmdsPerCycle'];
+const ACROSS_PROCESSES: readonly MetricId[] = ['waitP99Ms', 'fifoRatio', 'jainWaiters', 'cmdsPerCycleNode'];
 
 export function headline(run: RunResult): HeadlineLine[] {
   const lines: HeadlineLine[] = [];
@@ -57,7 +60,7 @@ function lineFor(topology: TopologyResult, scenario: ScenarioResult, goalTopolog
   let value = `${formatMetric(metric, ours.median[metric])} ${METRICS[metric].heading}`;
   if (scenario.kind === 'contended') {
     // Throughput alone rewards a lock that lets the releaser barge back in: say how fair it was.
-    const also = (['waitP99Ms', 'jain', 'cmdsPerCycle'] as const).map(
+    const also = (scenario.columns.includes('jain') ? IN_PROCESS_CONTENDED : ACROSS_PROCESSES).map(
       (id) => `${METRICS[id].heading} ${formatMetric(id, ours.median[id])} (best peer ${formatMetric(id, peer?.median[id])})`,
     );
     value += ` [${also.join(', ')}]`;

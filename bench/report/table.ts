@@ -23,16 +23,37 @@ function renderScenario(nodes: number, scenario: ScenarioResult): string {
   const floor = floorOf(scenario);
   const peer = bestPeer(scenario);
   const headline = METRICS[scenario.headline].heading;
-  const header = ['contender', ...scenario.columns.map((id) => METRICS[id].heading), `${headline} ×floor`, `${headline} ×best peer`];
+  // Only where a contender was cut off: its numbers cover part of the work.
+  const status = scenario.contenders.some((c) => c.unfinished !== undefined);
+  const header = [
+    'contender',
+    ...scenario.columns.map((id) => METRICS[id].heading),
+    `${headline} ×floor`,
+    `${headline} ×best peer`,
+    ...(status ? ['status'] : []),
+  ];
   const rows = scenario.contenders.map((c) => [
     `${c === peer ? '*' : ' '} ${contenderLabel(c)}`,
     ...scenario.columns.map((id) => formatMetric(id, c.median[id])),
     formatRatio(ratio(c, floor, scenario.headline)),
     formatRatio(ratio(c, peer, scenario.headline)),
+    ...(status ? [c.unfinished ?? 'finished'] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const last = header.length - 1;
   const line = (cells: readonly string[]): string =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+    cells
+      .map((cell, i) => (i === 0 || (status && i === last) ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const title = `${nodes} node${nodes === 1 ? '' : 's'} · ${scenario.title} · median of ${scenario.rounds} round${scenario.rounds === 1 ? '' : 's'}`;
-  return [title, line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line), `  (* best peer on ${headline})`, ''].join('\n');
+  return [
+    title,
+    line(header),
+    line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))),
+    ...rows.map(line),
+    `  (* best peer on ${headline})`,
+    ...(scenario.footnotes ?? []).map((note) => `  ${note}`),
+    '',
+  ].join('\n');
 }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { checkDistinctServers } from './distinctServers.js';
 import type { NodeAddress } from './nodeUrls.js';
 
 export interface ConnectionOptions {
@@ -15,6 +16,7 @@ export class NodeConnections {
   readonly addresses: readonly NodeAddress[];
   readonly clients: readonly Redis[];
   readonly #connectTimeoutMs: number;
+  #ready: Promise<(Error | undefined)[]> | undefined;
 
   constructor(addresses: readonly NodeAddress[], options: ConnectionOptions) {
     this.addresses = addresses;
@@ -42,11 +44,19 @@ export class NodeConnections {
 
   /**
    * Waits until every node is ready or has failed to connect, so the first
-   * lock request is not spent on the TCP and ready-check handshake. Resolves
-   * to each node's connection error (undefined when it is ready).
+   * lock request is not spent on the TCP and ready-check handshake, then
+   * rejects with a usage failure if two of them are one server. Resolves to
+   * each node's connection error (undefined when it is ready).
    */
   ready(): Promise<(Error | undefined)[]> {
-    return Promise.all(this.clients.map((client) => whenReady(client, this.#connectTimeoutMs)));
+    this.#ready ??= this.#connect();
+    return this.#ready;
+  }
+
+  async #connect(): Promise<(Error | undefined)[]> {
+    const connectErrors = await Promise.all(this.clients.map((client) => whenReady(client, this.#connectTimeoutMs)));
+    await checkDistinctServers(this.addresses, this.clients, connectErrors, this.#connectTimeoutMs);
+    return connectErrors;
   }
 
   /**

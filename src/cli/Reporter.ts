@@ -9,17 +9,30 @@ export interface NodeReport {
   readonly error?: string;
 }
 
+export interface ReportingChoice {
+  /** One line of JSON instead of prose. */
+  readonly json: boolean;
+  /** Say nothing when the lock is busy (exit 75): every host of a cron job but one finds it so. */
+  readonly quiet?: boolean;
+}
+
 /**
  * Where a command's words go. Results go to stdout, failures to stderr (for
  * exec, stdout belongs to the command). With --json each is one line of JSON,
  * so a script reads `outcome` and `exitCode` instead of parsing prose.
  */
 export class Reporter {
+  readonly json: boolean;
+  readonly quiet: boolean;
+
   constructor(
     /** The subcommand, or '' before one was recognised. */
     readonly command: string,
-    readonly json: boolean,
-  ) {}
+    choice: ReportingChoice,
+  ) {
+    this.json = choice.json;
+    this.quiet = choice.quiet === true;
+  }
 
   /** A result on stdout: the human text, or the JSON document. */
   result(document: Record<string, unknown>, human: string): void {
@@ -27,6 +40,8 @@ export class Reporter {
   }
 
   failure(failure: CliFailure, hint?: string): void {
+    // The exit status still says busy; only the words are left out.
+    if (this.quiet && failure.kind === 'busy') return;
     if (this.json) {
       const { argument, code, nodes } = failure.details;
       const document = {

@@ -1,7 +1,23 @@
 import { ENV } from './exec.js';
 import { EXIT_STATUS_HELP, ExitCode } from './exitCodes.js';
 
-export const EXEC_HELP = `
+const DASHED_EXEC = 'quorumlock exec [options] -- -RESOURCE -- COMMAND [ARGS...]';
+const DASHED_STATUS = 'quorumlock status [options] -- -RESOURCE';
+const DASHED_RELEASE = 'quorumlock release [options] --value VALUE -- -RESOURCE';
+
+/** Commander takes any word that starts with '-' for an option; after '--' it is an operand. */
+export const DASHED_RESOURCE_USAGE: Partial<Record<string, string>> = {
+  exec: DASHED_EXEC,
+  status: DASHED_STATUS,
+  release: DASHED_RELEASE,
+};
+
+const dashedResource = (usage: string): string => `
+A RESOURCE that starts with '-' goes after '--':
+  ${usage}
+`;
+
+export const EXEC_HELP = `${dashedResource(DASHED_EXEC)}
 The command's environment:
   ${ENV.RESOURCE}       RESOURCE
   ${ENV.LOCK_VALUE}     the lock's random value (for quorumlock release --value)
@@ -14,14 +30,14 @@ Examples:
       --ttl 1m --wait forever --fencing migrate -- ./migrate.sh --apply
 ${EXIT_STATUS_HELP}`;
 
-export const STATUS_HELP = `
+export const STATUS_HELP = `${dashedResource(DASHED_STATUS)}
 Exit status:
   ${ExitCode.OK}   a quorum of nodes answered (whether or not the lock is held: see the output)
   ${ExitCode.USAGE}  usage error: a bad argument, option or environment variable
   ${ExitCode.UNAVAILABLE}  fewer than a quorum of nodes answered
   ${ExitCode.INTERNAL}  internal error`;
 
-export const RELEASE_HELP = `
+export const RELEASE_HELP = `${dashedResource(DASHED_RELEASE)}
 Exit status:
   ${ExitCode.OK}   every node answered (even if none held VALUE any more)
   ${ExitCode.USAGE}  usage error: a bad argument, option or environment variable

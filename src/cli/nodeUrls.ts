@@ -1,4 +1,4 @@
-import { usageFailure } from './failure.js';
+import { type CliFailure, usageFailure } from './failure.js';
 
 /** The environment variable read when no --redis is given. */
 export const URLS_ENV = 'QUORUMLOCK_REDIS_URLS';
@@ -9,6 +9,10 @@ export interface NodeAddress {
   readonly url: string;
   /** `host:port`, safe to print; the same label the library gives the node. */
   readonly label: string;
+  /** The URL with its password hidden, safe to print. */
+  readonly shownUrl: string;
+  /** Where the user gave it, as usage errors name it: `--redis #2`, `QUORUMLOCK_REDIS_URLS`. */
+  readonly argument: string;
 }
 
 /**
@@ -28,21 +32,28 @@ export function resolveNodeAddresses(flags: readonly string[], env: string | und
   if (urls.length === 0) {
     throw usageFailure('--redis', `no Redis node given: pass --redis URL (repeat it for a quorum) or set ${URLS_ENV}`);
   }
-  const byLabel = new Map<string, number>();
+  const byLabel = new Map<string, NodeAddress>();
   return urls.map((url, index) => {
     const argument = urls.length > 1 ? `${source} #${index + 1}` : source;
-    const label = labelOf(url, argument);
-    const first = byLabel.get(label);
-    if (first !== undefined) {
-      // The same server twice would count its vote twice.
-      throw usageFailure(argument, `${label} is already node #${first + 1}; each node must be an independent server`);
-    }
-    byLabel.set(label, index);
-    return { url, label };
+    const address = { url, argument, ...parseNodeUrl(url, argument) };
+    const first = byLabel.get(address.label);
+    // Names that differ but reach one server are caught once connected (distinctServers.ts).
+    if (first !== undefined) throw sameServerFailure(first, address, `both name ${address.label}`);
+    byLabel.set(address.label, address);
+    return address;
   });
 }
 
-function labelOf(text: string, argument: string): string {
+/** One server named twice would count its vote twice: the lock would contend with itself. */
+export function sameServerFailure(first: NodeAddress, second: NodeAddress, evidence: string): CliFailure {
+  return usageFailure(
+    second.argument,
+    `${second.shownUrl} is the same Redis server as ${first.argument} (${first.shownUrl}): ${evidence}; ` +
+      'each node must be an independent server, or its vote counts twice',
+  );
+}
+
+function parseNodeUrl(text: string, argument: string): Pick<NodeAddress, 'label' | 'shownUrl'> {
   let url: URL;
   try {
     url = new URL(text);
@@ -53,7 +64,13 @@ function labelOf(text: string, argument: string): string {
     throw usageFailure(argument, `expected a redis:// or rediss:// URL, got ${url.protocol}//…`);
   }
   if (url.hostname === '') throw usageFailure(argument, 'the URL has no host');
-  return `${url.hostname}:${url.port === '' ? '6379' : url.port}`;
+  return { label: `${url.hostname}:${url.port === '' ? '6379' : url.port}`, shownUrl: withoutPassword(url) };
+}
+
+/** The query is left out too: ioredis reads options such as a password from it. */
+function withoutPassword(url: URL): string {
+  const credentials = url.password !== '' ? `${url.username}:…@` : url.username !== '' ? `${url.username}@` : '';
+  return `${url.protocol}//${credentials}${url.host}${url.pathname}`;
 }
 
 /** Hides a password in text that failed to parse as a URL. */

@@ -12,7 +12,7 @@ export interface CommonFlags {
 }
 
 /** Errors come back as exceptions (printed by runCli, as text or JSON), never as process.exit(). */
-export function quiet(command: Command): Command {
+export function reportErrorsOurselves(command: Command): Command {
   return command
     .exitOverride()
     .configureOutput({ outputError: () => undefined })
@@ -61,21 +61,4 @@ export function checkResource(resource: string): string {
 export function checkValue(value: string): string {
   if (value === '') throw new CliFailure('usage', ExitCode.USAGE, 'Invalid --value: expected a non-empty string', { argument: '--value' });
   return value;
-}
-
-/**
- * The command must follow `--`, so that its own options are never taken for
- * ours (`exec job -- rsync --timeout 5` passes --timeout to rsync).
- */
-export function checkSeparator(argv: readonly string[], command: readonly string[], resource: string): void {
-  const separator = argv.indexOf('--');
-  const after = separator === -1 ? [] : argv.slice(separator + 1);
-  const ok = after.length === command.length && after.every((word, i) => word === command[i]);
-  if (!ok) {
-    const problem =
-      separator === -1
-        ? 'put -- between RESOURCE and the command: quorumlock exec [options] RESOURCE -- COMMAND [ARGS...]'
-        : `RESOURCE (${JSON.stringify(resource)}) must come before --, and everything after -- is the command`;
-    throw new CliFailure('usage', ExitCode.USAGE, `Invalid COMMAND: ${problem}`, { argument: 'COMMAND' });
-  }
 }

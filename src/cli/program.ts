@@ -1,20 +1,20 @@
 import { Command, CommanderError, Option } from 'commander';
 import { parseWait } from './duration.js';
 import { ENV, exec } from './exec.js';
+import { commandToRun } from './execOperands.js';
 import { EXIT_STATUS_HELP, ExitCode } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
-import { EXEC_HELP, RELEASE_HELP, STATUS_HELP } from './help.js';
+import { DASHED_RESOURCE_USAGE, EXEC_HELP, RELEASE_HELP, STATUS_HELP } from './help.js';
 import {
   addNodeOptions,
   addQueryOptions,
   checkResource,
-  checkSeparator,
   checkValue,
   type CommonFlags,
   commanderParser,
   durationOption,
   nodesFrom,
-  quiet,
+  reportErrorsOurselves,
 } from './options.js';
 import { release } from './release.js';
 import { Reporter } from './Reporter.js';
@@ -30,6 +30,7 @@ interface ExecFlags extends CommonFlags {
   readonly grace: number;
   readonly nodeTimeout: number;
   readonly connectTimeout: number;
+  readonly quiet?: boolean;
 }
 
 interface QueryFlags extends CommonFlags {
@@ -59,7 +60,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
   } catch (error) {
     if (!(error instanceof CommanderError)) {
       const failure = toFailure(error);
-      new Reporter(commandIn(argv), wantsJson(argv)).failure(failure);
+      new Reporter(commandIn(argv), { json: wantsJson(argv) }).failure(failure);
       return failure.exitCode;
     }
     // --help exits 0; every parse error is a usage error.
@@ -68,7 +69,10 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (error.code === 'commander.help') return ExitCode.USAGE;
     const message = error.message.replace(/^error: /, '');
     const command = commandIn(argv);
-    new Reporter(command, wantsJson(argv)).failure(new CliFailure('usage', ExitCode.USAGE, message), usageHint(command));
+    // The unknown option may be a resource that starts with '-'.
+    const dashed = error.code === 'commander.unknownOption' ? DASHED_RESOURCE_USAGE[command] : undefined;
+    const hint = dashed ? `A RESOURCE that starts with '-' goes after '--': ${dashed}\n${usageHint(command)}` : usageHint(command);
+    new Reporter(command, { json: wantsJson(argv) }).failure(new CliFailure('usage', ExitCode.USAGE, message), hint);
     return ExitCode.USAGE;
   }
 }
@@ -78,10 +82,10 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
     .description('Run commands under a Redis lock (one node) or a Redlock quorum (several), and inspect locks.')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
     .addHelpText('after', EXIT_STATUS_HELP);
-  quiet(program);
+  reportErrorsOurselves(program);
 
-  const run = (command: string, json: boolean | undefined, action: (reporter: Reporter) => Promise<number>) => {
-    const reporter = new Reporter(command, json === true);
+  const run = (command: string, flags: { json?: boolean; quiet?: boolean }, action: (reporter: Reporter) => Promise<number>) => {
+    const reporter = new Reporter(command, { json: flags.json === true, quiet: flags.quiet === true });
     return action(reporter).then(setExitCode, (error: unknown) => {
       const failure = toFailure(error);
       reporter.failure(failure, failure.kind === 'usage' ? usageHint(command) : undefined);
@@ -89,7 +93,7 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
     });
   };
 
-  const execCommand = quiet(program.command('exec'))
+  const execCommand = reportErrorsOurselves(program.command('exec'))
     .summary('run a command while holding a lock')
     .description(
       'Acquire the lock on RESOURCE, run COMMAND with the lock held and extended, forward SIGINT, SIGTERM and SIGHUP to it, ' +
@@ -116,11 +120,11 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
     .addOption(durationOption('--node-timeout <duration>', 'time each node has to answer a lock request', 1).default(50, '50ms'))
     .addOption(durationOption('--connect-timeout <duration>', 'time each node has to accept the connection', 1).default(2000, '2s'))
     .option('--json', "print quorumlock's own failures as one line of JSON on stderr")
+    .option('--quiet', `print nothing when the lock is held elsewhere (exit ${ExitCode.BUSY}); every other failure is still printed`)
     .addHelpText('after', EXEC_HELP)
-    .action((resource: string, command: string[], flags: ExecFlags) =>
-      run('exec', flags.json, async () => {
-        checkSeparator(argv, command, resource);
-        const [file = '', ...args] = command;
+    .action((resource: string, operands: string[], flags: ExecFlags) =>
+      run('exec', flags, async () => {
+        const [file = '', ...args] = commandToRun(argv, resource, operands);
         return exec({
           resource: checkResource(resource),
           command: file,
@@ -137,19 +141,19 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
       }),
     );
 
-  const statusCommand = quiet(program.command('status'))
+  const statusCommand = reportErrorsOurselves(program.command('status'))
     .summary('show who holds a lock, per node')
     .description('Show the value and remaining TTL of RESOURCE on every node, and the holder: the value found on a quorum of nodes.')
     .argument('<resource>', 'the lock name (a Redis key)');
   addQueryOptions(addNodeOptions(statusCommand))
     .addHelpText('after', STATUS_HELP)
     .action((resource: string, flags: QueryFlags) =>
-      run('status', flags.json, (reporter) =>
+      run('status', flags, (reporter) =>
         status({ resource: checkResource(resource), nodes: nodesFrom(flags, env), timeoutMs: flags.timeout }, reporter),
       ),
     );
 
-  const releaseCommand = quiet(program.command('release'))
+  const releaseCommand = reportErrorsOurselves(program.command('release'))
     .summary("delete a lock, but only where it still holds the given value")
     .description(
       'Delete RESOURCE on every node where it still holds VALUE (compare-and-delete), for operators clearing ' +
@@ -160,7 +164,7 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
   addQueryOptions(addNodeOptions(releaseCommand))
     .addHelpText('after', RELEASE_HELP)
     .action((resource: string, flags: ReleaseFlags) =>
-      run('release', flags.json, (reporter) =>
+      run('release', flags, (reporter) =>
         release(
           { resource: checkResource(resource), value: checkValue(flags.value), nodes: nodesFrom(flags, env), timeoutMs: flags.timeout },
           reporter,

@@ -1,8 +1,15 @@
 import type { Clock } from '../clock/Clock.js';
 import { type ErrorCode, isQuorumLockError } from '../lock/errors.js';
-import type { Grant } from '../lock/grant.js';
+import type { Grant, ReleaseResult } from '../lock/grant.js';
 import type { NodeOutcome } from '../node/outcome.js';
-import { publish } from './channels.js';
+import {
+  channels,
+  type EventError,
+  type EventNodeOutcome,
+  publish,
+  type ReleaseEvent,
+  type ReleaseSettledEvent,
+} from './channels.js';
 
 /**
  * Runs one acquire attempt or extend and publishes its outcome on the
@@ -28,8 +35,8 @@ export function observeGrant(
           granted: true,
           durationMs: now - startedAt,
           validityMs: grant.validUntil - now,
-          ...(token === undefined ? {} : { fencingToken: token }),
-          nodes: grant.outcomes,
+          ...(token === undefined ? {} : { fencingToken: token.toString() }),
+          nodes: eventNodes(grant.outcomes),
         };
       });
       return grant;
@@ -40,11 +47,55 @@ export function observeGrant(
         granted: false,
         errorCode: codeOf(error),
         durationMs: clock.now() - startedAt,
-        nodes: outcomesOf(error),
+        nodes: eventNodes(outcomesOf(error)),
       }));
       throw error;
     },
   );
+}
+
+/**
+ * Runs a release and publishes it on `quorumlock:release` as soon as it is
+ * decided, before the caller's `await release()` resumes, so that counters
+ * read right after a release include it. Every node's outcome follows on
+ * `quorumlock:release-settled`; `settled` is only asked for when that
+ * channel has subscribers, since building it costs promises on every release.
+ */
+export function observeRelease(clock: Clock, resources: readonly string[], run: () => Promise<ReleaseResult>): Promise<ReleaseResult> {
+  const startedAt = clock.now();
+  return run().then((result) => {
+    publish<ReleaseEvent>('release', () => ({
+      resources,
+      released: result.released,
+      durationMs: clock.now() - startedAt,
+      nodes: eventNodes(result.outcomes),
+    }));
+    if (channels.releaseSettled.hasSubscribers) {
+      void result.settled.then((all) =>
+        publish<ReleaseSettledEvent>('releaseSettled', () => ({
+          resources,
+          released: all.released,
+          durationMs: clock.now() - startedAt,
+          nodes: eventNodes(all.outcomes),
+        })),
+      );
+    }
+    return result;
+  });
+}
+
+/**
+ * Per-node outcomes without what JSON cannot carry or must not see: fencing
+ * tokens (bigints), per-node key counts (`released` counts nodes in events),
+ * and Error objects (see EventError).
+ */
+function eventNodes(outcomes: readonly NodeOutcome[]): EventNodeOutcome[] {
+  return outcomes.map(({ node, status, ms, error }) => (error ? { node, status, ms, error: eventError(error) } : { node, status, ms }));
+}
+
+function eventError(error: Error): EventError {
+  const code: unknown = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? { name: error.name, message: error.message, code } : { name: error.name, message: error.message };
 }
 
 function codeOf(error: unknown): ErrorCode | undefined {

@@ -1,14 +1,15 @@
 import type { Clock } from '../clock/Clock.js';
 import { validUntil } from '../clock/validity.js';
 import { startAutoExtension } from './autoExtend.js';
-import { channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
-import { observeGrant } from '../diagnostics/observe.js';
+import { channels } from '../diagnostics/channels.js';
+import { observeGrant, observeRelease } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
 import {
   type AcquireOptions,
+  DEFAULT_OPTIONS,
   type ResolvedAcquire,
   type ResolvedOptions,
   resolveAcquireOptions,
@@ -16,6 +17,7 @@ import {
   type TryAcquireOptions,
   type UsingOptions,
 } from './options.js';
+import type { ConnectWait } from '../node/RequestDeadline.js';
 import { randomValue } from './randomValue.js';
 import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
@@ -60,7 +62,13 @@ export abstract class LockManager implements Locker {
    * or ValidityExhaustedError. With `position` the caller waits in the nodes'
    * wait lines: the attempt keeps its place there, and updates `position`.
    */
-  protected abstract acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition | undefined): Promise<Grant>;
+  protected abstract acquireOnNodes(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant>;
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
@@ -82,6 +90,10 @@ export abstract class LockManager implements Locker {
     const value = randomValue();
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
+    const connectWait: ConnectWait = {
+      until: policy.acquireTimeoutMs > 0 ? deadline : clock.now() + connectWaitMs(this.settings.acquireTimeoutMs),
+      signal: policy.signal,
+    };
     const wait = this.settings.wakeUp
       ? new ContendedWait(this.lineSpace, keys, value, deadline, clock, policy.signal, this.#waitHooks)
       : undefined;
@@ -94,7 +106,7 @@ export abstract class LockManager implements Locker {
       if (queued) await queued;
       const attemptOnce = (): Promise<Grant> => {
         wait?.beforeAttempt();
-        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.position);
+        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.position, connectWait);
       };
       if (policy.signal?.aborted) throw new AbortedError(policy.signal.reason);
       let grant: Grant;
@@ -121,9 +133,11 @@ export abstract class LockManager implements Locker {
     const value = randomValue();
     let grant: Grant;
     try {
-      grant = await this.#observedAcquire(keys, value, ttlMs, 1, undefined);
+      const connectWait = { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal };
+      grant = await this.#observedAcquire(keys, value, ttlMs, 1, undefined, connectWait);
     } catch (error) {
       if (error instanceof LockHeldError) return null;
+      if (signal?.aborted) throw new AbortedError(signal.reason);
       throw error;
     }
     return this.#handOver(keys, value, grant, signal);
@@ -142,10 +156,17 @@ export abstract class LockManager implements Locker {
     }
   }
 
-  #observedAcquire(keys: readonly string[], value: string, ttlMs: number, attempt: number, position: LinePosition | undefined): Promise<Grant> {
-    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs, position);
+  #observedAcquire(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    attempt: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    if (!channels.acquire.hasSubscribers) return this.acquireOnNodes(keys, value, ttlMs, position, connectWait);
     return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt }, () =>
-      this.acquireOnNodes(keys, value, ttlMs, position),
+      this.acquireOnNodes(keys, value, ttlMs, position, connectWait),
     );
   }
 
@@ -159,20 +180,8 @@ export abstract class LockManager implements Locker {
   // Not async: an async function that returns a promise costs its caller two
   // more microtasks, on every release.
   #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
-    if (!channels.release.hasSubscribers) return this.releaseOnNodes(keys, value);
-    const clock = this.settings.clock;
-    const startedAt = clock.now();
-    return this.releaseOnNodes(keys, value).then((result) => {
-      void result.settled.then((all) =>
-        publish<ReleaseEvent>('release', () => ({
-          resources: keys,
-          released: all.released,
-          durationMs: clock.now() - startedAt,
-          nodes: all.outcomes,
-        })),
-      );
-      return result;
-    });
+    if (!channels.release.hasSubscribers && !channels.releaseSettled.hasSubscribers) return this.releaseOnNodes(keys, value);
+    return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value));
   }
 
   #validate(resources: Resources, ttlMs: number): readonly string[] {
@@ -196,3 +205,12 @@ export abstract class LockManager implements Locker {
   }
 }
 
+/**
+ * How long an attempt may wait for a node's first connection: the acquire
+ * timeout, or for a single attempt (tryAcquire, or acquireTimeoutMs 0) the
+ * locker's, or else the default. A blackholed node answers neither the
+ * handshake nor the ready check, and ioredis alone would wait for it forever.
+ */
+function connectWaitMs(acquireTimeoutMs: number): number {
+  return acquireTimeoutMs > 0 ? acquireTimeoutMs : DEFAULT_OPTIONS.acquireTimeoutMs;
+}

@@ -14,6 +14,7 @@ export const ErrorCode = Object.freeze({
   LOCK_RELEASED: 'QUORUMLOCK_LOCK_RELEASED',
   ABORTED: 'QUORUMLOCK_ABORTED',
   NODE_TIMEOUT: 'QUORUMLOCK_NODE_TIMEOUT',
+  NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -31,6 +32,7 @@ export class QuorumLockError extends Error {
 
 /** A bad argument or option; `argument` names it (`ttlMs`, `resources[1]`, `options.driftFactor`). */
 export class InvalidArgumentError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.INVALID_ARGUMENT;
   readonly argument: string;
 
   constructor(argument: string, problem: string) {
@@ -55,6 +57,7 @@ function describeVote(details: VoteDetails): string {
 
 /** Another holder has the resource on enough nodes that a quorum is impossible. */
 export class LockHeldError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCK_HELD;
   readonly resources: readonly string[];
   readonly quorum: number;
   readonly outcomes: readonly NodeOutcome[];
@@ -77,13 +80,14 @@ export class LockHeldError extends QuorumLockError {
 
 /** Too many nodes failed or timed out for a quorum; `outcomes` has each node's cause. */
 export class QuorumUnreachableError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.QUORUM_UNREACHABLE;
   readonly resources: readonly string[];
   readonly quorum: number;
   readonly outcomes: readonly NodeOutcome[];
 
   constructor(details: VoteDetails) {
     const failed = details.outcomes.filter((o) => o.status === 'error' || o.status === 'timeout');
-    const causes = failed.map((o) => `${o.node}: ${o.error?.message ?? o.status}`).join('; ');
+    const causes = failed.map(describeFailure).join('; ');
     super(
       ErrorCode.QUORUM_UNREACHABLE,
       `Not enough nodes reachable for ${formatResources(details.resources)} (${describeVote(details)}): ${causes}`,
@@ -98,6 +102,7 @@ export class QuorumUnreachableError extends QuorumLockError {
 
 /** A quorum agreed, but the round trips took so long that no validity was left. */
 export class ValidityExhaustedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.VALIDITY_EXHAUSTED;
   readonly resources: readonly string[];
   readonly validityMs: number;
   readonly outcomes: readonly NodeOutcome[];
@@ -116,6 +121,7 @@ export class ValidityExhaustedError extends QuorumLockError {
 
 /** The lock is no longer ours: a quorum of nodes no longer holds its value. */
 export class LockLostError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCK_LOST;
   readonly resources: readonly string[];
   readonly outcomes: readonly NodeOutcome[];
 
@@ -129,6 +135,7 @@ export class LockLostError extends QuorumLockError {
 
 /** The lock's validity ran out on the library's clock before it was extended. */
 export class LockExpiredError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCK_EXPIRED;
   readonly resources: readonly string[];
 
   constructor(resources: readonly string[]) {
@@ -140,6 +147,7 @@ export class LockExpiredError extends QuorumLockError {
 
 /** The reason a lock's signal aborts once the lock was released. */
 export class LockReleasedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCK_RELEASED;
   readonly resources: readonly string[];
 
   constructor(resources: readonly string[]) {
@@ -151,6 +159,7 @@ export class LockReleasedError extends QuorumLockError {
 
 /** The caller's AbortSignal fired; `cause` is the signal's reason. */
 export class AbortedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.ABORTED;
   constructor(reason: unknown) {
     super(ErrorCode.ABORTED, 'The operation was aborted', { cause: reason });
     this.name = 'AbortedError';
@@ -159,6 +168,7 @@ export class AbortedError extends QuorumLockError {
 
 /** One node gave no reply within the node timeout. */
 export class NodeTimeoutError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.NODE_TIMEOUT;
   readonly node: string;
   readonly timeoutMs: number;
 
@@ -170,8 +180,78 @@ export class NodeTimeoutError extends QuorumLockError {
   }
 }
 
-export function isQuorumLockError(error: unknown): error is QuorumLockError {
-  return error instanceof QuorumLockError;
+/**
+ * One node's client could not make its first connection: refused, host not
+ * found, authentication failed, or ioredis's own connect timeout. `cause` is
+ * the client's error. Not a timeout: a node still connecting is waited for.
+ */
+export class NodeConnectionError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.NODE_CONNECTION;
+  readonly node: string;
+
+  constructor(node: string, cause: Error) {
+    super(ErrorCode.NODE_CONNECTION, `${node} cannot be reached: ${connectionProblem(cause)}`, { cause });
+    this.name = 'NodeConnectionError';
+    this.node = node;
+  }
+}
+
+const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connect timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+};
+
+// The client's own message repeats the address the node is already named by.
+function connectionProblem(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  const known = typeof code === 'string' ? CONNECTION_PROBLEMS[code] : undefined;
+  return known === undefined ? error.message : `${known} (${code as string})`;
+}
+
+// The `satisfies` clause fails the build if a class is missing or carries
+// another code than its key, so the narrowing below cannot lie.
+const ERROR_CLASSES = Object.freeze({
+  [ErrorCode.INVALID_ARGUMENT]: InvalidArgumentError,
+  [ErrorCode.LOCK_HELD]: LockHeldError,
+  [ErrorCode.QUORUM_UNREACHABLE]: QuorumUnreachableError,
+  [ErrorCode.VALIDITY_EXHAUSTED]: ValidityExhaustedError,
+  [ErrorCode.LOCK_LOST]: LockLostError,
+  [ErrorCode.LOCK_EXPIRED]: LockExpiredError,
+  [ErrorCode.LOCK_RELEASED]: LockReleasedError,
+  [ErrorCode.ABORTED]: AbortedError,
+  [ErrorCode.NODE_TIMEOUT]: NodeTimeoutError,
+  [ErrorCode.NODE_CONNECTION]: NodeConnectionError,
+} as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
+
+/** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */
+export type QuorumLockErrorFor<C extends ErrorCode> = InstanceType<(typeof ERROR_CLASSES)[C]>;
+
+/**
+ * True for any error quorumlock made; with a code (or a union of codes in
+ * TypeScript), true only for that code, and narrows to its class, so
+ * `isQuorumLockError(error, ErrorCode.LOCK_HELD) && error.heldOnNodes` compiles.
+ */
+export function isQuorumLockError(error: unknown): error is QuorumLockError;
+export function isQuorumLockError<C extends ErrorCode>(error: unknown, code: C): error is QuorumLockErrorFor<C>;
+export function isQuorumLockError(error: unknown, code?: ErrorCode): boolean {
+  if (code === undefined) return error instanceof QuorumLockError;
+  // A misspelt code would otherwise make the check false forever, silently.
+  if (!Object.hasOwn(ERROR_CLASSES, code)) {
+    throw new InvalidArgumentError('code', `expected one of ErrorCode's values, got ${JSON.stringify(code)}`);
+  }
+  return error instanceof ERROR_CLASSES[code];
+}
+
+// A node's own errors already begin with its name.
+function describeFailure(outcome: NodeOutcome): string {
+  const error = outcome.error;
+  if (error instanceof NodeTimeoutError || error instanceof NodeConnectionError) return error.message;
+  return `${outcome.node}: ${error?.message ?? outcome.status}`;
 }
 
 function formatResources(resources: readonly string[]): string {

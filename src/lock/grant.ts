@@ -1,5 +1,4 @@
 import type { NodeOutcome } from '../node/outcome.js';
-import type { ReleaseOutcome } from '../node/LockNode.js';
 
 /** What a successful acquire or extend gives the Lock handle. */
 export interface Grant {
@@ -10,20 +9,39 @@ export interface Grant {
   readonly fencingTokens?: readonly bigint[];
 }
 
-/** Every node's answer to a release. */
+/**
+ * One node's answer to a release. `status` is `ok` where our keys were
+ * deleted, `held` where none still held our value (expired, or another
+ * holder's), or `error`/`timeout` (the keys there expire by their TTL).
+ */
+export interface ReleaseNodeOutcome extends NodeOutcome {
+  /**
+   * This node's share of the result's `released`: 1 where our keys were
+   * deleted (some or all of them), else 0. `released` counts nodes at every
+   * level, never keys.
+   */
+  readonly released: 0 | 1;
+}
+
+/**
+ * Every node's answer to a release. Its own properties are exactly these
+ * (JSON.stringify shows them all).
+ */
 export interface SettledRelease {
-  /** Nodes on which our keys were still there and were deleted. */
+  /** Nodes on which our keys were deleted: the `ok` outcomes. */
   readonly released: number;
   /** Nodes asked. */
   readonly nodes: number;
-  readonly outcomes: readonly ReleaseOutcome[];
+  readonly outcomes: readonly ReleaseNodeOutcome[];
 }
 
 /**
  * What release() reports, as soon as the outcome is decided: our keys are
  * gone from a quorum, or enough nodes answered otherwise (expired, foreign,
  * unreachable). `released` and `outcomes` cover the nodes that had answered
- * then; `settled` resolves once every node has. Never rejects.
+ * then; `settled` resolves once every node has. Never rejects. Own
+ * properties: `released`, `nodes`, `outcomes`; `settled` is an accessor
+ * (built when first read; a promise has no JSON form).
  */
 export interface ReleaseResult extends SettledRelease {
   readonly settled: Promise<SettledRelease>;

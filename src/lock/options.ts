@@ -77,8 +77,9 @@ export interface LockerOptions {
    */
   readonly wakeUp?: boolean;
   /**
-   * Monotonic milliseconds; tests inject a fake one.
-   * @default performance.now()
+   * The source of monotonic milliseconds: an object whose `now()` returns
+   * them, such as `performance` itself or `{ now: () => fakeMs }` in tests.
+   * @default an object whose now() returns performance.now()
    */
   readonly clock?: Clock;
 }
@@ -164,6 +165,14 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
     if (typeof resolved[flag] !== 'boolean') {
       throw new InvalidArgumentError(`${argument}.${flag}`, `expected true or false, got ${describe(resolved[flag])}`);
     }
+  }
+  if (typeof resolved.clock === 'function') {
+    // A bare function is refused rather than called: the one users reach for,
+    // performance.now, throws when called without its object.
+    throw new InvalidArgumentError(
+      `${argument}.clock`,
+      'expected an object with a now() method, got a function: pass { now: yourFunction }, or performance itself',
+    );
   }
   if (typeof resolved.clock?.now !== 'function') {
     throw new InvalidArgumentError(`${argument}.clock`, `expected an object with a now() method, got ${describe(resolved.clock)}`);

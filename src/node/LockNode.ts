@@ -1,10 +1,10 @@
 import type { Clock } from '../clock/Clock.js';
-import { NodeTimeoutError } from '../lock/errors.js';
+import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../lock/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
-import { RequestDeadline } from './RequestDeadline.js';
+import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 
 export interface ReleaseOutcome extends NodeOutcome {
   /** Keys deleted on this node (0 for expired, foreign, error or timeout). */
@@ -30,6 +30,13 @@ export type RequestLimit = number | RequestDeadline;
  * undefined after an error or a timeout).
  */
 export interface NodeRequest<T, O extends NodeOutcome> {
+  /**
+   * An acquire's outcome waits for a connecting node (within the call's
+   * ConnectWait), and the request is never sent once its outcome was given.
+   * Other requests give a connecting node their usual timeout, but still go
+   * out once it connects, in order: the undo of an acquire must follow it.
+   */
+  readonly awaitsConnection?: true;
   send(backend: NodeBackend): Promise<T>;
   interpret(reply: T): NodeStatus;
   describe(node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined): O;
@@ -46,7 +53,7 @@ function okOrHeld(ok: boolean): NodeStatus {
 }
 
 export function acquireRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
-  return { send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+  return { awaitsConnection: true, send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
 }
 
 /** An attempt from the wait lines (NodeBackend.acquireInLine); a node without lines takes a plain attempt. */
@@ -58,6 +65,7 @@ export function acquireInLineRequest(
   place: LinePlace,
 ): NodeRequest<LineReply, FencedOutcome> {
   return {
+    awaitsConnection: true,
     send: (backend) => {
       if (backend.acquireInLine) return backend.acquireInLine(keys, value, ttlMs, fencing, place);
       if (fencing) return backend.acquireFenced!(keys, value, ttlMs).then((tokens) => (tokens ? { granted: true, tokens } : { granted: false, ticket: 0 }));
@@ -74,6 +82,7 @@ export function acquireInLineRequest(
 
 export function acquireFencedRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<bigint[] | null, FencedOutcome> {
   return {
+    awaitsConnection: true,
     send: (backend) => backend.acquireFenced!(keys, value, ttlMs),
     interpret: (tokens) => (tokens ? 'ok' : 'held'),
     describe: (node, status, ms, tokens, error): FencedOutcome =>
@@ -124,10 +133,15 @@ export function releaseRequest(
  * ignored: it never counts as success.
  */
 export class LockNode {
+  /** The client has been ready once: no request waits for a connection any more. */
+  #connected: boolean;
+
   constructor(
     readonly backend: NodeBackend,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#connected = backend.connection === undefined || backend.connection.isOpen();
+  }
 
   get name(): string {
     return this.backend.name;
@@ -146,6 +160,58 @@ export class LockNode {
   send<T, O extends NodeOutcome>(request: NodeRequest<T, O>, limit: RequestLimit, deliver: (outcome: O) => void): void {
     const clock = this.clock;
     const deadline = typeof limit === 'number' ? new RequestDeadline(clock, limit) : limit;
+    if (!this.#connected && !this.#isConnected()) {
+      this.#sendOnceConnected(request, deadline, deliver);
+      return;
+    }
+    this.#dispatch(request, deadline, deliver);
+  }
+
+  #isConnected(): boolean {
+    this.#connected = this.backend.connection?.isOpen() ?? true;
+    return this.#connected;
+  }
+
+  /**
+   * The client is making its first connection. The validity of an acquire
+   * still counts from before this wait (its start was read before the vote),
+   * so waiting only shortens it.
+   */
+  #sendOnceConnected<T, O extends NodeOutcome>(request: NodeRequest<T, O>, deadline: RequestDeadline, deliver: (outcome: O) => void): void {
+    const clock = this.clock;
+    const connection = this.backend.connection as NonNullable<NodeBackend['connection']>;
+    const waitStart = clock.now();
+    let given = false;
+    const give = (outcome: O): void => {
+      if (given) return;
+      given = true;
+      stopWaiting();
+      deliver(outcome);
+    };
+    const giveUp = (status: NodeStatus, error: Error): void =>
+      give(request.describe(this.name, status, clock.now() - waitStart, undefined, error));
+    const connectWait = request.awaitsConnection ? deadline.connectWait : undefined;
+    const stopWaiting =
+      connectWait === undefined
+        ? deadline.track(() => giveUp('timeout', new NodeTimeoutError(this.name, deadline.timeoutMs)))
+        : waitForConnection(connectWait, clock, this.name, giveUp);
+    connection.whenOpen(
+      () => {
+        this.#connected = true;
+        if (!given) {
+          stopWaiting();
+          // The request's own timeout starts now that it can be sent.
+          this.#dispatch(request, new RequestDeadline(clock, deadline.timeoutMs), give);
+        } else if (!request.awaitsConnection) {
+          request.send(this.backend).catch(() => {});
+        }
+      },
+      (error) => giveUp('error', error),
+    );
+  }
+
+  #dispatch<T, O extends NodeOutcome>(request: NodeRequest<T, O>, deadline: RequestDeadline, deliver: (outcome: O) => void): void {
+    const clock = this.clock;
     let pending: Promise<T>;
     try {
       pending = request.send(this.backend);
@@ -179,6 +245,34 @@ export class LockNode {
       (error: unknown) => finish('error', undefined, asError(error)),
     );
   }
+}
+
+/** Gives up on a connecting node at the call's deadline or signal; returns what stops the wait. */
+function waitForConnection(
+  wait: ConnectWait,
+  clock: Clock,
+  node: string,
+  giveUp: (status: NodeStatus, error: Error) => void,
+): () => void {
+  const { signal } = wait;
+  const onAbort = (): void => giveUp('error', new AbortedError(signal?.reason));
+  const delayMs = wait.until - clock.now();
+  let timer: NodeJS.Timeout | undefined;
+  if (delayMs <= 0) {
+    queueMicrotask(() => giveUp('timeout', stillConnecting(node)));
+  } else if (Number.isFinite(delayMs)) {
+    timer = setTimeout(() => giveUp('timeout', stillConnecting(node)), delayMs);
+  }
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) queueMicrotask(onAbort);
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  };
+}
+
+function stillConnecting(node: string): NodeConnectionError {
+  return new NodeConnectionError(node, new Error('still connecting when the acquire timed out'));
 }
 
 function asError(error: unknown): Error {

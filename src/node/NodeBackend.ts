@@ -1,6 +1,15 @@
+import type { NodeConnectionError } from '../lock/errors.js';
 import type { LineEntry, LinePlace, LineReply } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
+
+/** A client's first connection, as requests wait for it (see ConnectionGate). */
+export interface FirstConnection {
+  /** True once the client is, or has once been, ready: requests then go out as they come. */
+  isOpen(): boolean;
+  /** Calls exactly one of the two, in the order of registration, once the first connection is made or fails. */
+  whenOpen(onReady: () => void, onFailure: (error: NodeConnectionError) => void): void;
+}
 
 /**
  * The lock operations one node performs, with no timeout and no bookkeeping.
@@ -9,6 +18,11 @@ import type { PubSubPort } from './PubSub.js';
  */
 export interface NodeBackend {
   readonly name: string;
+  /**
+   * Requests wait for it before they are sent, so that connecting does not
+   * count against the node timeout. Absent: the backend is always ready.
+   */
+  readonly connection?: FirstConnection;
   /**
    * True when every key now holds `value`; false when any holds another value.
    * A single key that already holds `value` itself counts as held (SET NX).

@@ -18,6 +18,7 @@ import {
 } from '../scripts/index.js';
 import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
+import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend } from './NodeBackend.js';
 
@@ -27,6 +28,7 @@ export type RedisClient = Redis | Cluster;
 /** Runs the lock scripts on one ioredis client. */
 export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
+  readonly connection: ConnectionGate;
   /**
    * Only a cluster has keys to check; on a standalone node it is undefined,
    * so lockers make no call at all for it on every acquire.
@@ -46,6 +48,7 @@ export class RedisNodeBackend implements NodeBackend {
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     this.name = name ?? describeClient(client);
     this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
+    this.connection = new ConnectionGate(client, this.name);
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {

@@ -1,6 +1,16 @@
 import type { Clock } from '../clock/Clock.js';
 import type { DeadlineQueue, QueuedDeadline } from './DeadlineQueue.js';
 
+/**
+ * How long an acquire may wait for a node's first connection: until the
+ * call's own deadline (on the same clock) or its signal, not the node
+ * timeout. The request's own timeout starts once it is sent.
+ */
+export interface ConnectWait {
+  readonly until: number;
+  readonly signal: AbortSignal | undefined;
+}
+
 interface Tracked {
   readonly onExpire: () => void;
   done: boolean;
@@ -18,6 +28,8 @@ export class RequestDeadline implements QueuedDeadline {
   /** When the group was sent, on the clock given. */
   readonly sentAt: number;
   readonly timeoutMs: number;
+  /** Set for acquire attempts; other requests give a connecting node their usual timeout. */
+  readonly connectWait: ConnectWait | undefined;
   readonly #clock: Clock;
   readonly #queue: DeadlineQueue | undefined;
   #tracked: Tracked[] = [];
@@ -26,10 +38,11 @@ export class RequestDeadline implements QueuedDeadline {
   #armed = false;
   #queued = false;
 
-  constructor(clock: Clock, timeoutMs: number, queue?: DeadlineQueue) {
+  constructor(clock: Clock, timeoutMs: number, queue?: DeadlineQueue, connectWait?: ConnectWait) {
     this.#clock = clock;
     this.sentAt = clock.now();
     this.timeoutMs = timeoutMs;
+    this.connectWait = connectWait;
     this.#queue = queue?.timeoutMs === timeoutMs ? queue : undefined;
   }
 

@@ -25,7 +25,7 @@ import {
 } from '../node/LockNode.js';
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
-import { RequestDeadline } from '../node/RequestDeadline.js';
+import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
@@ -91,10 +91,16 @@ export class QuorumCoordinator extends LockManager {
     position.nodes.clear();
   }
 
-  protected async acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition | undefined): Promise<Grant> {
+  protected async acquireOnNodes(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#nodeTimeout(ttlMs);
-    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines, connectWait);
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
@@ -213,22 +219,46 @@ function hearPlaces(position: LinePosition, byNode: readonly (FencedOutcome | un
   });
 }
 
-/** A decided release; `settled` is built when first read, since most callers never wait for the slowest node. */
+/**
+ * A decided release. Users log and serialize it, so its own properties are
+ * the documented ones and nothing else: the vote behind it is a #private
+ * field, and `settled` an accessor, built when first read, since most
+ * callers never wait for the slowest node.
+ */
 class DecidedRelease implements ReleaseResult {
   readonly released: number;
-  readonly outcomes: readonly ReleaseOutcome[];
+  readonly nodes: number;
+  readonly outcomes: ReleaseResult['outcomes'];
+  readonly #vote: VoteResult<ReleaseOutcome>;
   #settled: Promise<SettledRelease> | undefined;
 
-  constructor(
-    readonly nodes: number,
-    private readonly vote: VoteResult<ReleaseOutcome>,
-  ) {
-    this.outcomes = vote.outcomes;
+  constructor(nodes: number, vote: VoteResult<ReleaseOutcome>) {
     this.released = countStatus(vote.outcomes, 'ok');
+    this.nodes = nodes;
+    this.outcomes = DecidedRelease.#shares(vote.outcomes);
+    this.#vote = vote;
   }
 
   get settled(): Promise<SettledRelease> {
-    this.#settled ??= this.vote.settled.then((outcomes) => ({ released: countStatus(outcomes, 'ok'), nodes: this.nodes, outcomes }));
+    this.#settled ??= this.#vote.settled.then((outcomes) => ({
+      released: countStatus(outcomes, 'ok'),
+      nodes: this.nodes,
+      outcomes: DecidedRelease.#shares(outcomes),
+    }));
     return this.#settled;
+  }
+
+  /**
+   * A node reports how many keys it deleted, but `released` counts nodes at
+   * every level of a result, so a node's own is 1 or 0. Only a multi-resource
+   * lock can see more than 1: the common case allocates nothing.
+   */
+  static #shares(outcomes: readonly ReleaseOutcome[]): ReleaseResult['outcomes'] {
+    for (let i = 0; i < outcomes.length; i++) {
+      if ((outcomes[i] as ReleaseOutcome).released > 1) {
+        return outcomes.map((outcome) => (outcome.released > 1 ? { ...outcome, released: 1 } : outcome) as ReleaseResult['outcomes'][number]);
+      }
+    }
+    return outcomes as ReleaseResult['outcomes'];
   }
 }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../lock/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
 import { describe } from '../lock/validate.js';
-import { assertClient } from '../node/assertClient.js';
+import { assertClient, isClient } from '../node/assertClient.js';
 import { LockNode } from '../node/LockNode.js';
 import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
@@ -22,7 +22,11 @@ export class Redlock extends QuorumCoordinator {
 
 function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
-    throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${describe(clients)}`);
+    // An ioredis client describes itself as an EventEmitter, which would hide the slip.
+    const got = isClient(clients)
+      ? 'an ioredis client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
+      : describe(clients);
+    throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${got}`);
   }
   const seen = new Map<unknown, number>();
   // Array.from visits the holes of a sparse array too, so each is named.

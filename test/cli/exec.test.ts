@@ -172,6 +172,48 @@ describe('quorumlock exec', () => {
     expect((await holder.result).code).toBe(0);
   });
 
+  it('with --quiet, prints nothing while another exec holds the lock, and still exits 75', async () => {
+    const { log, go } = files();
+    const holder = startCli(['exec', ...redisFlags(urls), 'job:quiet', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder');
+
+    const text = await runCli(['exec', ...redisFlags(urls), '--quiet', 'job:quiet', ...worker(log, 'text')]);
+    const json = await runCli(['exec', ...redisFlags(urls), '--quiet', '--json', '--wait', '200ms', 'job:quiet', ...worker(log, 'json')]);
+    for (const result of [text, json]) expect(result).toMatchObject({ code: 75, stdout: '', stderr: '' });
+
+    await writeFile(go, '');
+    expect((await holder.result).code).toBe(0);
+    expect(readEvents(log).map((e) => e.id)).toEqual(['holder', 'holder']);
+  });
+
+  it('with --quiet, still prints every failure but busy', async () => {
+    const dead = `redis://127.0.0.1:${await freePort()}`;
+    const unavailable = await runCli(['exec', '--redis', dead, '--quiet', 'job:loud', '--', 'true']);
+    const usage = await runCli(['exec', ...redisFlags(urls), '--quiet', '--ttl', 'soon', 'job:loud', '--', 'true']);
+    const notFound = await runCli(['exec', ...redisFlags(urls), '--quiet', 'job:loud', '--', 'quorumlock-no-such-command']);
+    expect(unavailable.code).toBe(69);
+    expect(unavailable.stderr).toMatch(/ECONNREFUSED/);
+    expect(usage.code).toBe(64);
+    expect(usage.stderr).toMatch(/'--ttl <duration>' argument 'soon' is invalid/);
+    expect(notFound.code).toBe(127);
+    expect(notFound.stderr).toMatch(/command not found/);
+  });
+
+  it('locks a RESOURCE that starts with - when it follows a -- of its own', async () => {
+    const { log, go } = files();
+    const cli = startCli(['exec', ...redisFlags(urls), '--', '-job:dash', ...worker(log, 'a', '--hold-until', go)]);
+    await started(log, 'a');
+    const [start] = readEvents(log);
+    expect(start?.resource).toBe('-job:dash');
+    expect((await values('-job:dash')).filter((v) => v === start?.value).length).toBeGreaterThanOrEqual(2);
+
+    const status = await runCli(['status', ...redisFlags(urls), '--json', '--', '-job:dash']);
+    expect(jsonLine(status.stdout)).toMatchObject({ resource: '-job:dash', holder: start?.value });
+
+    await writeFile(go, '');
+    expect((await cli.result).code).toBe(0);
+  });
+
   it('with --wait forever, runs the command once the holder lets go', async () => {
     const { log, go } = files();
     const holder = startCli(['exec', ...redisFlags(urls), 'job:wait', ...worker(log, 'holder', '--hold-until', go)]);

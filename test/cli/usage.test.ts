@@ -14,7 +14,8 @@ describe('quorumlock usage errors exit 64 and name the bad argument', () => {
     ['exec without RESOURCE', ['exec'], /missing required argument 'resource'/],
     ['exec without COMMAND', ['exec', ...NODE, 'job'], /missing required argument 'command'/],
     ['exec without --', ['exec', ...NODE, 'job', 'true'], /Invalid COMMAND: put -- between RESOURCE and the command/],
-    ['exec with RESOURCE after --', ['exec', ...NODE, '--', 'job', 'true'], /RESOURCE \("job"\) must come before --/],
+    ['exec with a RESOURCE after -- but no second --', ['exec', ...NODE, '--', 'job', 'true'], /Invalid COMMAND: put -- between RESOURCE and the command/],
+    ['exec with nothing after the second --', ['exec', ...NODE, '--', '-job', '--'], /Invalid COMMAND: no command after the -- that follows RESOURCE/],
     ['an empty RESOURCE', ['exec', ...NODE, '', '--', 'true'], /Invalid RESOURCE: expected a non-empty string/],
     ['a --ttl that is not a duration', ['exec', ...NODE, '--ttl', 'soon', 'job', '--', 'true'], /option '--ttl <duration>' argument 'soon' is invalid\. expected a duration like 500ms/],
     ['a zero --ttl', ['exec', ...NODE, '--ttl', '0', 'job', '--', 'true'], /'--ttl <duration>' argument '0' is invalid\. expected at least 1 ms/],
@@ -26,7 +27,12 @@ describe('quorumlock usage errors exit 64 and name the bad argument', () => {
     ['no Redis node', ['exec', 'job', '--', 'true'], /Invalid --redis: no Redis node given: pass --redis URL .* or set QUORUMLOCK_REDIS_URLS/],
     ['a URL that is not Redis', ['exec', '--redis', 'http://h:1', 'job', '--', 'true'], /Invalid --redis: expected a redis:\/\/ or rediss:\/\/ URL/],
     ['a URL that does not parse', ['exec', '--redis', 'redis://:secret@', 'job', '--', 'true'], /Invalid --redis: expected a URL like redis:\/\/host:6379, got "redis:\/\/…@"/],
-    ['the same node twice', ['exec', ...NODE, '--redis', 'redis://127.0.0.1:1/2', 'job', '--', 'true'], /Invalid --redis #2: 127\.0\.0\.1:1 is already node #1/],
+    [
+      'the same host:port twice',
+      ['exec', '--redis', 'redis://u:secret@127.0.0.1:1', '--redis', 'redis://127.0.0.1:1/2', 'job', '--', 'true'],
+      /^quorumlock exec: Invalid --redis #2: redis:\/\/127\.0\.0\.1:1\/2 is the same Redis server as --redis #1 \(redis:\/\/u:…@127\.0\.0\.1:1\): both name 127\.0\.0\.1:1;/,
+    ],
+    ['a RESOURCE that starts with - and no --', ['exec', ...NODE, '-job', '--', 'true'], /unknown option '-job'\nA RESOURCE that starts with '-' goes after '--': quorumlock exec \[options\] -- -RESOURCE -- COMMAND/],
     ['status without RESOURCE', ['status', ...NODE], /missing required argument 'resource'/],
     ['release without --value', ['release', ...NODE, 'job'], /required option '--value <value>' not specified/],
     ['release with an empty --value', ['release', ...NODE, '--value', '', 'job'], /Invalid --value: expected a non-empty string/],
@@ -35,6 +41,7 @@ describe('quorumlock usage errors exit 64 and name the bad argument', () => {
     const result = await runCli(args);
     expect(result.code).toBe(64);
     expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain('secret');
     expect(result.stdout).toBe('');
   });
 

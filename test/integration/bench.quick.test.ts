@@ -4,11 +4,12 @@
  * every contender in every scenario with usable numbers. Speed is not
  * asserted: quick counts are far too small for that, and so is this machine.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
@@ -30,7 +31,11 @@ const SCENARIOS: Record<string, readonly string[]> = {
   'contended-16': CONTENDED,
   'contended-200': CONTENDED,
   'burst-200': CONTENDED,
+  procs: CONTENDED,
 };
+// Each of its measurements starts node processes: --quick runs it on the largest topology only.
+const PROCS_NODES = 3;
+const scenariosOn = (nodes: number): string[] => Object.keys(SCENARIOS).filter((id) => id !== 'procs' || nodes === PROCS_NODES);
 
 interface Contender {
   key: string;
@@ -46,6 +51,8 @@ interface Report {
 let outDir: string;
 let exit: { code: number | null; signal: NodeJS.Signals | null };
 let output = '';
+let benchPid = -1;
+const execFileAsync = promisify(execFile);
 
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'quorumlock-bench-'));
@@ -55,6 +62,7 @@ beforeAll(async () => {
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  benchPid = child.pid ?? -1;
   const killer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS);
   exit = await new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   clearTimeout(killer);
@@ -83,14 +91,19 @@ describe('npm run bench -- --quick', () => {
     expect(run.meta.mode).toBe('quick');
     expect(run.topologies.map((t) => t.nodes)).toEqual([1, 3]);
     for (const topology of run.topologies) {
-      expect(topology.scenarios.map((s) => s.id)).toEqual(Object.keys(SCENARIOS));
+      expect(topology.scenarios.map((s) => s.id)).toEqual(scenariosOn(topology.nodes));
       for (const scenario of topology.scenarios) {
         expect(scenario.contenders.map((c) => c.key).sort(), `${topology.nodes} nodes, ${scenario.id}`).toEqual(
           [...(SCENARIOS[scenario.id] ?? [])].sort(),
         );
       }
     }
-    expect(run.headline.length).toBe(run.topologies.length * Object.keys(SCENARIOS).length);
+    expect(run.headline.length).toBe(run.topologies.reduce((sum, t) => sum + scenariosOn(t.nodes).length, 0));
+  });
+
+  it('leaves none of the procs worker processes behind', async () => {
+    const { stdout } = await execFileAsync('ps', ['-eo', 'args']);
+    expect(stdout).not.toContain(`--bench-pid=${benchPid}`);
   });
 
   it('reports positive throughput, latencies and command counts, and no overlapping holders', async () => {
@@ -111,6 +124,12 @@ describe('npm run bench -- --quick', () => {
           } else if (scenario.id.startsWith('contended')) {
             expect(median['waitP99Ms'], where).toBeGreaterThan(0);
             expect(median['jain'], where).toBeGreaterThan(0);
+            expect(median['overlaps'], where).toBe(0);
+          } else if (scenario.id === 'procs') {
+            expect(median['holdCapPerSec'], where).toBeGreaterThan(0);
+            expect(median['waitP99Ms'], where).toBeGreaterThan(0);
+            expect(median['jainProcs'], where).toBeGreaterThan(0);
+            expect(median['jainWaiters'], where).toBeGreaterThan(0);
             expect(median['overlaps'], where).toBe(0);
           }
         }

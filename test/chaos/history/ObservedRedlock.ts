@@ -13,6 +13,7 @@ import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Res
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
 import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
+import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
 import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult } from './types.js';
 
@@ -67,8 +68,14 @@ export class ObservedRedlock extends Redlock {
     return super.using(resources, ttlMs, (signal, lock) => routine(signal, this.#handedOver(lock)), options);
   }
 
-  protected override acquireOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition | undefined): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, position));
+  protected override acquireOnNodes(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, position, connectWait));
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
