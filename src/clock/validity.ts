@@ -32,3 +32,20 @@ export function validityMs(
 export function validUntil(ttlMs: number, startedAt: number, settings: DriftSettings): number {
   return startedAt + ttlMs - driftFor(ttlMs, settings);
 }
+
+/**
+ * The share of a fresh acquire's validity that a lock must still have to be
+ * passed straight to the next waiter of the same process (which then keeps
+ * it as it is): below it, the lock goes back through the nodes, and the
+ * waiter gets a TTL counted from its own attempt.
+ */
+export const PASS_VALIDITY_SHARE = 0.9;
+
+/**
+ * Whether a lock with `remainingMs` of validity may be passed to a waiter
+ * that asked for `ttlMs`: it keeps at least PASS_VALIDITY_SHARE of what an
+ * acquire of its own would have given it at best (ttl - drift(ttl)).
+ */
+export function validEnoughToPass(remainingMs: number, ttlMs: number, settings: DriftSettings): boolean {
+  return remainingMs >= PASS_VALIDITY_SHARE * (ttlMs - driftFor(ttlMs, settings));
+}

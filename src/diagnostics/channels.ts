@@ -58,6 +58,8 @@ export interface AcquireEvent {
   readonly fencingToken?: string;
   /** Per-node outcomes known when the attempt was decided. */
   readonly nodes: readonly EventNodeOutcome[];
+  /** Present (true) when a holder of this process passed the lock on: no node was asked (`nodes` is empty). */
+  readonly passed?: true;
 }
 
 export interface ExtendEvent {
@@ -78,6 +80,8 @@ export interface ReleaseEvent {
   readonly durationMs: number;
   /** Per-node outcomes known when the release was decided. */
   readonly nodes: readonly EventNodeOutcome[];
+  /** Present (true) when the lock was passed to the next waiter of this process (see ReleaseResult.passedOn). */
+  readonly passedOn?: true;
 }
 
 /** The same release once every node has answered or timed out (`release()`'s `settled`). */

@@ -104,7 +104,8 @@ export class Lock {
    */
   release(): Promise<ReleaseResult> {
     if (!this.#release) {
-      this.#release = this.#ops.release(this.resources, this.value);
+      const passed = this.remainingMs() > 0 ? this.#ops.passOn(this) : undefined;
+      this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value);
       // An Error costs a stack trace: the reason is built only when asked for.
       this.#end(RELEASED);
     }

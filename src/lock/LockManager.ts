@@ -1,10 +1,10 @@
 import type { Clock } from '../clock/Clock.js';
-import { validUntil } from '../clock/validity.js';
+import { validEnoughToPass, validUntil } from '../clock/validity.js';
 import { startAutoExtension } from './autoExtend.js';
-import { channels } from '../diagnostics/channels.js';
+import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from './errors.js';
-import type { Grant, LockOperations, ReleaseResult } from './grant.js';
+import type { Grant, LockOperations, ReleaseResult, SettledRelease } from './grant.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
 import {
@@ -22,7 +22,7 @@ import { randomValue } from './randomValue.js';
 import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
-import type { LineSpace } from '../wakeup/WaitLine.js';
+import { Line, type LineSpace, lineKey, type LocalHandover } from '../wakeup/WaitLine.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
 
@@ -48,6 +48,7 @@ export abstract class LockManager implements Locker {
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
       release: (keys, value) => this.#observedRelease(keys, value),
+      passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
   }
@@ -77,6 +78,8 @@ export abstract class LockManager implements Locker {
   protected abstract checkKeys(keys: readonly string[]): void;
   /** The wait lines of this process's waiters on these nodes. */
   protected abstract readonly lineSpace: LineSpace;
+  /** How many nodes a lock is taken on. */
+  protected abstract readonly nodeCount: number;
   /** Listens for releases of `keys` on the nodes. */
   protected abstract releaseWatch(keys: readonly string[]): ReleaseWatch;
   /** Keeps a waiter's places in the nodes' wait lines until the returned function is called. */
@@ -95,16 +98,19 @@ export abstract class LockManager implements Locker {
       signal: policy.signal,
     };
     const wait = this.settings.wakeUp
-      ? new ContendedWait(this.lineSpace, keys, value, deadline, clock, policy.signal, this.#waitHooks)
+      ? new ContendedWait(this.lineSpace, keys, value, deadline, clock, policy.signal, this.#waitHooks, this, ttlMs)
       : undefined;
     let attempt = 0;
     let acquired = false;
+    let passed: LocalHandover | undefined;
     try {
       // Behind a local holder, the release will be announced: wait for it up to
       // the longest backoff rather than a short jittered guess that fails.
       const queued = wait?.queueBehindOthers(policy.retry.maxDelayMs);
       if (queued) await queued;
       const attemptOnce = (): Promise<Grant> => {
+        passed = wait?.takeHandover();
+        if (passed) return Promise.resolve(this.#passedGrant(keys, ttlMs, ++attempt, passed));
         wait?.beforeAttempt();
         return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.position, connectWait);
       };
@@ -115,12 +121,15 @@ export abstract class LockManager implements Locker {
       } catch (error) {
         grant = await retryAcquire(error, attemptOnce, policy, clock, deadline, wait);
       }
-      const handed = this.#handOver(keys, value, grant, policy.signal);
+      const handed = this.#handOver(keys, passed?.value ?? value, grant, policy.signal);
       const lock = handed instanceof Lock ? handed : await handed;
       acquired = true;
       return lock;
     } finally {
-      wait?.close(acquired);
+      wait?.close(acquired, passed !== undefined);
+      // A lock passed to us after we gave up is not dropped: its keys go.
+      const unclaimed = wait?.takeHandover();
+      if (unclaimed) void this.#observedRelease(keys, unclaimed.value);
       const position = wait?.linePosition;
       if (position?.inLine) this.leaveLines(keys, value, position, acquired);
     }
@@ -184,6 +193,41 @@ export abstract class LockManager implements Locker {
     return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value));
   }
 
+  /**
+   * On release: passes the lock straight to the next waiter of this process
+   * for the same resources, if it was waiting for it (see Line.passesLeft)
+   * and the lock has enough validity left for it (validEnoughToPass). The
+   * keys stay on the nodes as they are; the waiter keeps the lock's value and
+   * validity. Never with fencing: each holder needs a token of its own.
+   */
+  #passOn(lock: Lock): ReleaseResult | undefined {
+    if (this.settings.fencing) return undefined;
+    const line = this.lineSpace.lines.get(lineKey(lock.resources));
+    if (!(line instanceof Line) || line.passesLeft <= 0) return undefined;
+    const taker = line.places[0]?.taker;
+    if (taker?.owner !== this || !validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings)) return undefined;
+    if (!taker.offer({ value: lock.value, validUntil: lock.validUntil })) return undefined;
+    line.passesLeft--;
+    const result = new PassedRelease(this.nodeCount);
+    publish<ReleaseEvent>('release', () => ({ resources: lock.resources, released: 0, passedOn: true, durationMs: 0, nodes: [] }));
+    return result;
+  }
+
+  #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
+    const grant: Grant = { validUntil: handover.validUntil, outcomes: [] };
+    publish<AcquireEvent>('acquire', () => ({
+      resources: keys,
+      ttlMs,
+      attempt,
+      granted: true,
+      passed: true,
+      durationMs: 0,
+      validityMs: handover.validUntil - this.settings.clock.now(),
+      nodes: [],
+    }));
+    return grant;
+  }
+
   #validate(resources: Resources, ttlMs: number): readonly string[] {
     const keys = normalizeResources(resources);
     assertTtl(ttlMs);
@@ -202,6 +246,22 @@ export abstract class LockManager implements Locker {
     return lock.release().then(() => {
       throw new AbortedError(signal.reason);
     });
+  }
+}
+
+/**
+ * What release() reports for a lock passed to the next waiter of this
+ * process: no key was deleted (the waiter now holds them), no node was asked.
+ */
+class PassedRelease implements ReleaseResult {
+  readonly released = 0;
+  readonly outcomes: ReleaseResult['outcomes'] = [];
+  readonly passedOn = true;
+
+  constructor(readonly nodes: number) {}
+
+  get settled(): Promise<SettledRelease> {
+    return Promise.resolve({ released: 0, nodes: this.nodes, outcomes: [] });
   }
 }
 

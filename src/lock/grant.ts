@@ -1,3 +1,4 @@
+import type { Lock } from './Lock.js';
 import type { NodeOutcome } from '../node/outcome.js';
 
 /** What a successful acquire or extend gives the Lock handle. */
@@ -45,6 +46,12 @@ export interface SettledRelease {
  */
 export interface ReleaseResult extends SettledRelease {
   readonly settled: Promise<SettledRelease>;
+  /**
+   * Present (true) when the lock went straight to the next waiter of this
+   * process for the same resources: its keys stay on the nodes, now that
+   * waiter's, so none was deleted (`released: 0`) and no node was asked.
+   */
+  readonly passedOn?: true;
 }
 
 /** The node operations a Lock handle needs from the locker that made it. */
@@ -58,4 +65,6 @@ export interface LockOperations {
   /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
   extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   release(keys: readonly string[], value: string): Promise<ReleaseResult>;
+  /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
+  passOn(lock: Lock): ReleaseResult | undefined;
 }

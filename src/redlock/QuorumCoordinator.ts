@@ -45,6 +45,9 @@ export class QuorumCoordinator extends LockManager {
   /** floor(N / 2) + 1. */
   readonly quorum: number;
   protected readonly lineSpace: LineSpace;
+  protected get nodeCount(): number {
+    return this.nodes.length;
+  }
   readonly #deadlines: DeadlineQueue;
   /** The nodes whose keys need checking (cluster clients): usually none. */
   readonly #keyCheckers: readonly NodeBackend[];

@@ -1,7 +1,18 @@
 import type { Clock } from '../clock/Clock.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
-import { joinLine, leaveAlone, Line, type LineSpace, lineKey, type LoneHead, Place, standAlone } from './WaitLine.js';
+import {
+  joinLine,
+  leaveAlone,
+  Line,
+  type LineSpace,
+  lineKey,
+  type LocalHandover,
+  type LocalTaker,
+  type LoneHead,
+  Place,
+  standAlone,
+} from './WaitLine.js';
 
 /** What a wait needs from its locker: ears for releases, and a keepalive for its places in the Redis lines. */
 export interface WaitHooks {
@@ -19,7 +30,7 @@ export interface WaitHooks {
  * release for it is announced or its backoff delay passes. No release watch
  * is opened while attempts succeed.
  */
-export class ContendedWait implements LoneHead {
+export class ContendedWait implements LoneHead, LocalTaker {
   readonly #space: LineSpace;
   readonly #lineKey: string;
   readonly #deadline: number;
@@ -39,6 +50,11 @@ export class ContendedWait implements LoneHead {
   #woken = false;
   /** The longest backoff delay (retry.maxDelayMs). */
   #maxDelayMs = 0;
+  /** Set while an attempt of ours is out: a lock passed to us then could be doubled by its grant. */
+  #attemptOut = false;
+  #closed = false;
+  /** A lock a holder of this process passed to us, until the next attempt takes it. */
+  #handover: LocalHandover | undefined;
 
   constructor(
     space: LineSpace,
@@ -48,6 +64,8 @@ export class ContendedWait implements LoneHead {
     clock: Clock,
     signal: AbortSignal | undefined,
     hooks: WaitHooks,
+    readonly owner: object,
+    readonly ttlMs: number,
   ) {
     this.#space = space;
     this.#keys = keys;
@@ -69,6 +87,7 @@ export class ContendedWait implements LoneHead {
     this.#maxDelayMs = firstDelayMs;
     if (standAlone(this.#space, this.#lineKey, this)) return undefined;
     const place = joinLine(this.#space, this.#lineKey);
+    place.taker = this;
     this.#place = place;
     if (place.atHead) return undefined;
     return this.#waitForTurn(place, firstDelayMs);
@@ -79,6 +98,7 @@ export class ContendedWait implements LoneHead {
     const line = new Line();
     this.#space.lines.set(this.#lineKey, line);
     this.#place = new Place(this.#space, this.#lineKey, line);
+    this.#place.taker = this;
     return line;
   }
 
@@ -99,25 +119,48 @@ export class ContendedWait implements LoneHead {
     return this.#position;
   }
 
+  /** @internal A holder of this process passes us its lock (see LocalTaker). */
+  offer(handover: LocalHandover): boolean {
+    if (this.#attemptOut || this.#closed || this.#handover || this.#signal?.aborted) return false;
+    this.#handover = handover;
+    this.#watch?.interrupt();
+    return true;
+  }
+
+  /** The lock passed to us, if any: the next attempt takes it instead of asking the nodes. */
+  takeHandover(): LocalHandover | undefined {
+    const handover = this.#handover;
+    this.#handover = undefined;
+    return handover;
+  }
+
   /** Right before each attempt: releases seen so far no longer count. */
   beforeAttempt(): void {
+    this.#attemptOut = true;
     const watch = this.#watch;
     const woken = this.#woken;
     this.#woken = false;
     this.#attemptPosition = undefined;
-    if (!watch) return;
+    // The watch is the line's, and its head's to reset: one behind the head
+    // makes a last plain attempt when its time in line ran out.
+    if (!watch || (this.#place !== undefined && !this.#place.atHead)) return;
     watch.beforeAttempt();
     if (!watch.listening) return;
     const inLine = this.#position?.inLine === true;
-    // In the Redis lines, a release handed to another waiter is not ours to try.
-    watch.expected = inLine ? this.#value : undefined;
-    if (woken && !inLine) return;
-    this.#position ??= new LinePosition();
-    this.#attemptPosition = this.#position;
+    if (!woken || inLine) {
+      this.#position ??= new LinePosition();
+      this.#attemptPosition = this.#position;
+    }
+    // An attempt from the Redis lines takes (or keeps) a place there: from
+    // now on a release handed to another waiter is not ours to try, and one
+    // handed to us (even while the attempt is out) is.
+    watch.expected = this.#attemptPosition ? this.#value : undefined;
   }
 
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   async pause(delayMs: number): Promise<void> {
+    this.#attemptOut = false;
+    if (this.#handover) return;
     const watch = this.#watch ?? this.#attachWatch();
     if (!watch.listening) {
       // Listen, then try again at once (a release may also have come just
@@ -137,12 +180,14 @@ export class ContendedWait implements LoneHead {
       // a lost message or a dead waiter ahead, whose cost the longest delay bounds.
       waitMs = Math.max(delayMs, Math.min(this.#maxDelayMs, this.#deadline - this.#clock.now()));
     }
+    if (this.#handover) return;
     await watch.wait(waitMs, this.#signal);
     this.#woken = watch.releaseSeen && !watch.handedElsewhere;
   }
 
   /** Leaves the line; `acquired` tells the next waiter the lock is now held here. */
-  close(acquired: boolean): void {
+  close(acquired: boolean, passed: boolean): void {
+    this.#closed = true;
     this.#stopKeeping?.();
     const place = this.#place;
     if (!place) {
@@ -150,6 +195,8 @@ export class ContendedWait implements LoneHead {
       return;
     }
     place.leave(acquired);
+    // A lock that came from the nodes may pass to those who were waiting for it.
+    if (acquired && !passed) place.line.passesLeft = place.line.places.length;
     if (!this.#watch) return;
     // The line's last watcher closes the watch the line shared.
     const line = place.line;
@@ -175,7 +222,7 @@ export class ContendedWait implements LoneHead {
     watch.expected = undefined;
     await opening;
     // A release announced before we listened was missed: only an attempt tells.
-    if (place.followsLocalHolder && wasListening) {
+    if (place.followsLocalHolder && wasListening && !this.#handover) {
       await watch.wait(firstDelayMs, this.#signal);
       this.#woken = watch.releaseSeen && !watch.handedElsewhere;
     }

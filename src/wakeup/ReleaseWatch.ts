@@ -114,6 +114,11 @@ export class ReleaseWatch {
     });
   }
 
+  /** Ends the current wait at once: something other than an announcement (a lock passed by a local holder) is news. */
+  interrupt(): void {
+    this.#wake?.();
+  }
+
   close(): void {
     this.#stopped = true;
     for (const stop of this.#stops.splice(0)) stop();

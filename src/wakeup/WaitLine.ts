@@ -43,6 +43,30 @@ export class Line {
   readonly places: Place[] = [];
   watch: ReleaseWatch | undefined;
   watchUsers = 0;
+  /**
+   * How many more times the lock may pass from holder to holder inside this
+   * process before it goes back through the nodes: the waiters that were
+   * already in line when it last came from them. Later arrivals wait for the
+   * next round, so waiters of other processes, who may have come first, are
+   * never held back by more than one round of ours.
+   */
+  passesLeft = 0;
+}
+
+/** A lock passed from a holder of this process to the next waiter, keys and all. */
+export interface LocalHandover {
+  readonly value: string;
+  /** The giver's validity, which the taker keeps: the keys on the nodes are unchanged. */
+  readonly validUntil: number;
+}
+
+/** The waiter behind a place, as a releasing holder of the same process sees it. */
+export interface LocalTaker {
+  /** The locker it acquires through: a lock passes only within one locker (its settings, its clock). */
+  readonly owner: object;
+  readonly ttlMs: number;
+  /** Takes the lock; false when the waiter cannot take it now (an attempt of its own is out, or it gave up). */
+  offer(handover: LocalHandover): boolean;
 }
 
 /**
@@ -93,6 +117,8 @@ export class Place {
    * be announced, so trying at once would only fail.
    */
   followsLocalHolder = false;
+  /** Who waits here, for a holder of this process to pass the lock to. */
+  taker: LocalTaker | undefined;
 
   constructor(space: LineSpace, key: string, line: Line) {
     this.#space = space;
