@@ -11,7 +11,8 @@
 -- ARGV[4]        'line' when the caller waits (after its first attempt
 --                failed); absent otherwise
 -- ARGV[5]        line mode: the lease in ms (also every line key's PEXPIRE)
--- ARGV[6]        line mode: the caller's ticket so far ('0': none yet)
+-- ARGV[6]        line mode: the caller's ticket, the same on every node
+--                ('0': none yet, the node hands out the next one)
 -- Returns 1, or with fencing an array of n tokens, when every key now holds
 -- the value with the TTL (also when some already held it, marked or not: a
 -- retried request whose first reply was lost, or a handoff reservation);
@@ -63,6 +64,7 @@ if in_line then
     -- One ticket on every line of the lock, so lines of different resources
     -- agree on who goes first and no two waiters hold out on each other.
     local ticket = tonumber(ARGV[6]) or 0
+    local own_ticket = ticket > 0
     local everywhere = true
     -- Counters just incremented need no second read.
     local counted = {}
@@ -75,9 +77,11 @@ if in_line then
         everywhere = false
       end
     end
-    if not everywhere then
-      -- A new place goes to the back: above every ticket handed out here,
-      -- and above the server time, so a counter that expired cannot go back.
+    if not everywhere and not own_ticket then
+      -- A waiter without a ticket of its own (our client always brings one,
+      -- the same to every node: LinePosition) goes to the back: above every
+      -- ticket handed out here, and above the server time, so a counter that
+      -- expired cannot go back.
       for i = 1, n do
         local counter = KEYS[line_base + 3 * i]
         local next_ticket = redis.call('INCR', counter)

@@ -30,11 +30,13 @@ end
 -- The free key goes to the line's live head as a short reservation (its
 -- value with reservation_ms), announced with the head's value so only that
 -- waiter wakes; it then takes the key with its TTL through the usual checks.
--- Nothing is announced to `quiet` (a waiter undoing its own attempt).
-local function hand_off(key, line, lease, now_ms, reservation_ms, quiet)
+-- A waiter undoing its own attempt hears it too when the key goes back to
+-- itself (first in line): it comes back for it at once, instead of after
+-- its backoff while the reservation runs out.
+local function hand_off(key, line, lease, now_ms, reservation_ms)
   local head = first_live(line, lease, now_ms)
   if not head then return false end
   redis.call('SET', key, head, 'PX', reservation_ms)
-  if head ~= quiet then redis.call('PUBLISH', 'quorumlock:released:' .. key, head) end
+  redis.call('PUBLISH', 'quorumlock:released:' .. key, head)
   return true
 end

@@ -11,7 +11,8 @@
 -- ARGV[2]         absent: announce only the keys a waiter marked with a
 --                 trailing '!' (acquire.lua); 'all': every deletion (the
 --                 caller's process has waiters in line); 'none': nothing but
---                 a handoff to another waiter (undoing a failed attempt). The
+--                 a handoff (undoing a failed attempt; to the caller itself when
+--                 it rejoined first in line). The
 --                 commonest call passes one argument: each one more was a
 --                 tenth of this script's server time.
 -- ARGV[3]         the reservation in ms (absent: 600)
@@ -43,7 +44,7 @@ for i = 1, n do
         redis.call('ZADD', line, ARGV[4], value)
         redis.call('ZADD', lease, string.format('%.0f', now_ms + tonumber(ARGV[5])), value)
       end
-      handed = hand_off(key, line, lease, now_ms, reservation_ms, announce == 'none' and value or nil)
+      handed = hand_off(key, line, lease, now_ms, reservation_ms)
     end
     if not handed and announce ~= 'none' and (announce == 'all' or current ~= value) then
       redis.call('PUBLISH', 'quorumlock:released:' .. key, '')

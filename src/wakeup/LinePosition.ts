@@ -14,7 +14,14 @@ export const KEEPALIVE_MS = 200;
  * order their waiters alike) and the nodes that may still have it in line.
  */
 export class LinePosition {
-  ticket = 0;
+  /**
+   * Taken by the waiter itself and sent to every node, so that every node
+   * orders the same waiters alike (by ticket, ties by value) and their
+   * handoffs go to the same waiter: tickets the nodes handed out each on its
+   * own split the votes whenever two waiters reached two nodes in different
+   * orders. Waiters of different hosts are ordered as their clocks agree.
+   */
+  ticket = nextTicket();
   readonly leaseMs = LEASE_MS;
   /** Indexes of the nodes that may hold a place for us. */
   readonly nodes = new Set<number>();
@@ -32,4 +39,13 @@ export class LinePosition {
   get inLine(): boolean {
     return this.nodes.size > 0;
   }
+}
+
+let lastTicket = 0;
+
+/** Microseconds on the wall clock as this process started it, strictly increasing here. */
+function nextTicket(): number {
+  const now = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  lastTicket = now > lastTicket ? now : lastTicket + 1;
+  return lastTicket;
 }

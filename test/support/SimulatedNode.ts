@@ -245,7 +245,7 @@ export class SimulatedNode implements NodeBackend {
       if (score === undefined) everywhere = false;
       else if (score > ticket) ticket = score;
     }
-    if (!everywhere) {
+    if (!everywhere && place.ticket === 0) {
       for (const key of keys) {
         const next = Math.max((this.counter(key) ?? 0) + 1, Math.floor(nowMs * 1000));
         this.setCounter(key, next, place.leaseMs);
@@ -293,7 +293,7 @@ export class SimulatedNode implements NodeBackend {
           line.order.set(value, rejoin.ticket);
           line.lease.set(value, nowMs + rejoin.leaseMs);
         }
-        handed = this.handOff(key, nowMs, RESERVATION_MS, announce === 'none' ? value : undefined);
+        handed = this.handOff(key, nowMs, RESERVATION_MS);
       }
       const heard = announce === 'all' || (announce === 'marked' && isMarked(current));
       if (!handed && heard) this.publish(key, '');
@@ -335,7 +335,7 @@ export class SimulatedNode implements NodeBackend {
       if (!acquired && holds(current, value)) {
         this.store.delete(key);
         changed.push({ key, before: current });
-        this.handOff(key, this.serverTime.now(), RESERVATION_MS, undefined);
+        this.handOff(key, this.serverTime.now(), RESERVATION_MS);
       }
     }
     return { result: left, changed };
@@ -390,11 +390,11 @@ export class SimulatedNode implements NodeBackend {
   }
 
   /** line.lua's hand_off. */
-  private handOff(key: string, nowMs: number, reservationMs: number, quiet: string | undefined): boolean {
+  private handOff(key: string, nowMs: number, reservationMs: number): boolean {
     const head = this.firstLive(key, nowMs);
     if (head === undefined) return false;
     this.store.set(key, { value: head, expiresAt: this.clock.now() + reservationMs });
-    if (head !== quiet) this.publish(key, head);
+    this.publish(key, head);
     return true;
   }
 
