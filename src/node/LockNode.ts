@@ -15,6 +15,11 @@ export interface FencedOutcome extends NodeOutcome {
   readonly tokens?: readonly bigint[];
 }
 
+export interface VerifyOutcome extends NodeOutcome {
+  /** With status `ok`: the smallest PTTL of the keys on this node. */
+  readonly pttlMs?: number;
+}
+
 /**
  * How long a request may take: a number of milliseconds, or the deadline it
  * shares with the requests sent with it to the other nodes.
@@ -80,6 +85,17 @@ export function fenceRequest(keys: readonly string[], value: string, tokens: rea
 
 export function extendRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
   return { send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+}
+
+/** Whether every key holds `value`, and its smallest PTTL (see verify.lua); waits for a connecting node like an acquire. */
+export function verifyRequest(keys: readonly string[], value: string): NodeRequest<number, VerifyOutcome> {
+  return {
+    awaitsConnection: true,
+    send: (backend) => (backend.verify ? backend.verify(keys, value) : Promise.reject(new Error(`${backend.name} cannot verify a lock's value`))),
+    interpret: (pttlMs) => (pttlMs > 0 ? 'ok' : 'held'),
+    describe: (node, status, ms, pttlMs, error): VerifyOutcome =>
+      status === 'ok' && pttlMs !== undefined ? { node, status, ms, pttlMs } : plainOutcome(node, status, ms, undefined, error),
+  };
 }
 
 function releaseStatus(count: number): NodeStatus {

@@ -9,6 +9,7 @@ import {
   release,
   type ScriptClient,
   type SetClient,
+  verify,
 } from '../scripts/index.js';
 import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
 import { coalesceWrites } from './coalesceWrites.js';
@@ -62,6 +63,11 @@ export class RedisNodeBackend implements NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     this.coalesce();
     return extend(this.scripts, keys, value, ttlMs);
+  }
+
+  verify(keys: readonly string[], value: string): Promise<number> {
+    this.coalesce();
+    return verify(this.scripts, keys, value);
   }
 
   release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {

@@ -4,4 +4,5 @@ export { extend, extendScript } from './extend.js';
 export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';
 export { type Announce, RELEASE_CHANNEL_PREFIX, release, releaseScript } from './release.js';
+export { verify, verifyScript } from './verify.js';
 export { holderValue, isMarked, WAITER_MARK } from './waiterMark.js';
