@@ -6,12 +6,10 @@ import {
   type LockerOptions,
   LockLostError,
   OverlappingHoldError,
-  RedisLock,
-  Redlock,
 } from '../../src/index.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { patient } from '../support/patient.js';
+import { LOCKER_KINDS } from '../support/lockerKinds.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,20 +30,6 @@ beforeEach(async () => {
   await nodes.flushAll();
 });
 
-type AnyLocker = RedisLock | Redlock;
-
-interface Kind {
-  readonly name: string;
-  /** How many nodes the locker uses (the first ones). */
-  readonly nodeCount: number;
-  make(redis: readonly Redis[], options?: LockerOptions): AnyLocker;
-}
-
-const KINDS: readonly Kind[] = [
-  { name: 'RedisLock', nodeCount: 1, make: (redis, options) => new RedisLock(redis[0] as Redis, { ...patient, ...options }) },
-  { name: 'Redlock on 3 nodes', nodeCount: 3, make: (redis, options) => new Redlock(redis, { ...patient, ...options }) },
-];
-
 /** Commands each node has processed so far (INFO counts itself only after it ran). */
 async function commandCounts(redis: readonly Redis[]): Promise<number[]> {
   return Promise.all(
@@ -53,7 +37,7 @@ async function commandCounts(redis: readonly Redis[]): Promise<number[]> {
   );
 }
 
-describe.each(KINDS)('reentrancy: $name', (kind) => {
+describe.each(LOCKER_KINDS)('reentrancy: $name', (kind) => {
   const mine = () => clients.slice(0, kind.nodeCount);
   const theirs = () => others.slice(0, kind.nodeCount);
   const locker = (options?: LockerOptions) => kind.make(mine(), options);

@@ -10,10 +10,10 @@
 import type { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Lock, RedisLock, Redlock } from '../../src/index.js';
+import type { Lock, RedisLock, Redlock } from '../../src/index.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { patient } from '../support/patient.js';
+import { LOCKER_KINDS } from '../support/lockerKinds.js';
 import { checkProperty, commandsConstraints, fullRun, report, timeoutFor } from './fcConfig.js';
 
 const KEY = 'reentered';
@@ -186,13 +186,8 @@ afterAll(async () => {
   await cluster?.stopAll();
 });
 
-const KINDS = [
-  { name: 'RedisLock on 1 node', nodeCount: 1, make: (clients: Redis[]) => new RedisLock(clients[0] as Redis, patient) },
-  { name: 'Redlock on 3 nodes', nodeCount: 3, make: (clients: Redis[]) => new Redlock(clients, patient) },
-] as const;
-
 describe('reentrancy against real redis-server nodes (model-based)', () => {
-  for (const kind of KINDS) {
+  for (const kind of LOCKER_KINDS) {
     it(`${kind.name}: any interleaving of nested acquires and releases keeps the hold count and the keys as the model says`, async () => {
       const nodes = admin.slice(0, kind.nodeCount);
       const locker = kind.make(lockerClients.slice(0, kind.nodeCount));
