@@ -174,6 +174,20 @@ describe.each(LOCKER_KINDS)('reentrancy: $name', (kind) => {
     await other.release();
   });
 
+  it('does not re-enter a lock that was lost: the nested call acquires as if nothing were held', async () => {
+    const redlock = locker();
+    await redlock.using('lost', 10_000, async (signal, outer) => {
+      // Its keys vanish behind its back (what an expiry on the nodes does); the next extend finds out.
+      await Promise.all(theirs().map((client) => client.del('lost')));
+      await expect(outer.extend(10_000)).rejects.toBeInstanceOf(LockLostError);
+      expect(signal.aborted).toBe(true);
+      const fresh = await redlock.tryAcquire('lost', 10_000);
+      expect(fresh?.value).not.toBe(outer.value);
+      expect(fresh?.holds).toBe(1);
+      await fresh?.release();
+    });
+  });
+
   it('refuses overlapping resources with OverlappingHoldError at once, re-enters a subset, acquires disjoint ones independently', async () => {
     const redlock = locker();
     await redlock.using(['a', 'b'], 10_000, async (_signal, outer) => {
