@@ -24,6 +24,7 @@ export {
   LockReleasedError,
   NodeConnectionError,
   NodeTimeoutError,
+  OverlappingHoldError,
   QuorumLockError,
   type QuorumLockErrorFor,
   QuorumUnreachableError,

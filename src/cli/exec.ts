@@ -1,5 +1,6 @@
-import { AbortedError, QuorumUnreachableError } from '../lock/errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../lock/errors.js';
 import type { Lock } from '../lock/Lock.js';
+import type { LockedRoutine, Locker } from '../lock/Locker.js';
 import { NodeConnections } from './NodeConnections.js';
 import { ExitCode, signalExitStatus } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
@@ -22,6 +23,15 @@ export interface ExecRequest {
   readonly graceMs: number;
   readonly nodeTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** Set when this exec runs inside another exec's command on the same resource. */
+  readonly enclosing?: EnclosingLock;
+}
+
+/** The lock of an exec this one runs inside, as its command's environment tells it. */
+export interface EnclosingLock {
+  readonly value: string;
+  /** The enclosing exec's token, with its --fencing. */
+  readonly fencingToken: string | undefined;
 }
 
 /** What the command finds in its environment. */
@@ -31,6 +41,16 @@ export const ENV = Object.freeze({
   VALIDITY_MS: 'QUORUMLOCK_VALIDITY_MS',
   FENCING_TOKEN: 'QUORUMLOCK_FENCING_TOKEN',
 });
+
+/**
+ * The lock of the exec whose command started this one, when it locked the
+ * same resource: its environment names the resource and the lock's value.
+ */
+export function enclosingLock(resource: string, env: NodeJS.ProcessEnv): EnclosingLock | undefined {
+  const value = env[ENV.LOCK_VALUE];
+  if (env[ENV.RESOURCE] !== resource || value === undefined || value === '') return undefined;
+  return { value, fencingToken: env[ENV.FENCING_TOKEN] };
+}
 
 /**
  * `quorumlock exec`: takes the lock with the library's using() (which keeps it
@@ -48,15 +68,12 @@ export async function exec(request: ExecRequest): Promise<number> {
   try {
     const locker = createLocker(connections.clients, { nodeTimeoutMs: request.nodeTimeoutMs, fencing: request.fencing });
     connectErrors = await connections.ready();
-    return await locker.using(
-      request.resource,
-      request.ttlMs,
-      (signal, lock) => {
-        held = lock;
-        return runCommand(commandSpec(request, lock), signal, request, relay);
-      },
-      { signal: relay.signal, acquireTimeoutMs: request.waitMs },
-    );
+    const run: LockedRoutine<number> = (signal, lock) => {
+      held = lock;
+      return runCommand(commandSpec(request, lock), signal, request, relay);
+    };
+    if (request.enclosing) return await insideEnclosing(locker, request, request.enclosing, run, relay.signal);
+    return await locker.using(request.resource, request.ttlMs, run, { signal: relay.signal, acquireTimeoutMs: request.waitMs });
   } catch (error) {
     const signal = relay.received;
     if (signal && error instanceof AbortedError) {
@@ -71,6 +88,36 @@ export async function exec(request: ExecRequest): Promise<number> {
     // the TTL. Each request is bounded by the node timeout.
     if (held) await (await held.release()).settled;
     connections.close();
+  }
+}
+
+/**
+ * Runs the command at once under the enclosing exec's lock, re-entered by its
+ * value (checked on a quorum), instead of waiting for that lock until --wait
+ * gives up. The lock is extended while the command runs, as the enclosing
+ * exec does too, and left held at exit: it is the enclosing exec's to release.
+ */
+async function insideEnclosing(
+  locker: Locker,
+  request: ExecRequest,
+  enclosing: EnclosingLock,
+  run: LockedRoutine<number>,
+  signal: AbortSignal,
+): Promise<number> {
+  let lock: Lock;
+  try {
+    lock = await locker.reenter(request.resource, enclosing.value);
+  } catch (error) {
+    if (!isQuorumLockError(error, ErrorCode.LOCK_LOST)) throw error;
+    const failure = toFailure(error);
+    const message = `${ENV.LOCK_VALUE} of the enclosing exec no longer holds "${request.resource}": ${failure.message}`;
+    throw new CliFailure(failure.kind, failure.exitCode, message, failure.details);
+  }
+  try {
+    return await lock.scope(() => locker.using(request.resource, request.ttlMs, run, { signal }));
+  } finally {
+    // Gives back this process's hold; asks no node.
+    await lock.release();
   }
 }
 
@@ -99,14 +146,29 @@ function commandSpec(request: ExecRequest, lock: Lock): CommandSpec {
     [ENV.LOCK_VALUE]: lock.value,
     [ENV.VALIDITY_MS]: String(Math.floor(lock.remainingMs())),
   };
-  // A token inherited from an outer quorumlock is not this lock's token.
+  // A token inherited from an outer quorumlock is not this lock's token,
+  // unless this exec re-entered that very lock.
   delete env[ENV.FENCING_TOKEN];
-  if (request.fencing) {
-    const token = lock.fencingToken;
-    if (token === undefined) {
-      throw new CliFailure('internal', ExitCode.INTERNAL, 'internal error: the library granted the lock without a fencing token');
-    }
-    env[ENV.FENCING_TOKEN] = token.toString();
-  }
+  if (request.fencing) env[ENV.FENCING_TOKEN] = fencingTokenOf(request, lock);
   return { command: request.command, args: request.args, env };
+}
+
+function fencingTokenOf(request: ExecRequest, lock: Lock): string {
+  if (request.enclosing) {
+    const token = request.enclosing.fencingToken;
+    if (token === undefined) {
+      throw new CliFailure(
+        'usage',
+        ExitCode.USAGE,
+        `Invalid --fencing: the enclosing exec of "${request.resource}" passed no ${ENV.FENCING_TOKEN}; give it --fencing too`,
+        { argument: '--fencing' },
+      );
+    }
+    return token;
+  }
+  const token = lock.fencingToken;
+  if (token === undefined) {
+    throw new CliFailure('internal', ExitCode.INTERNAL, 'internal error: the library granted the lock without a fencing token');
+  }
+  return token.toString();
 }

@@ -24,6 +24,12 @@ The command's environment:
   ${ENV.VALIDITY_MS}    ms of validity left when the command started
   ${ENV.FENCING_TOKEN}  the fencing token (only with --fencing)
 
+Inside a command of 'quorumlock exec RESOURCE' (its environment names RESOURCE
+and the lock's value), 'quorumlock exec RESOURCE' re-enters that lock: it
+checks the value on a quorum of nodes, runs its command at once, and leaves
+the lock to the outer exec at exit. A value that no longer holds RESOURCE
+exits ${ExitCode.LOST}.
+
 Examples:
   quorumlock exec --redis redis://10.0.0.1:6379 nightly-report -- ./report.sh
   quorumlock exec --redis redis://a:6379 --redis redis://b:6379 --redis redis://c:6379 \\

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { parseWait } from './duration.js';
-import { ENV, exec } from './exec.js';
+import { ENV, enclosingLock, exec } from './exec.js';
 import { commandToRun } from './execOperands.js';
 import { EXIT_STATUS_HELP, ExitCode } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
@@ -127,6 +127,7 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
         const [file = '', ...args] = commandToRun(argv, resource, operands);
         return exec({
           resource: checkResource(resource),
+          enclosing: enclosingLock(resource, env),
           command: file,
           args,
           nodes: nodesFrom(flags, env),

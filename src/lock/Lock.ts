@@ -1,6 +1,8 @@
 import { type LostEvent, publish } from '../diagnostics/channels.js';
 import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from './errors.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
+import type { LockedRoutine } from './Locker.js';
+import { runHolding } from './reentry/HoldContext.js';
 import { assertTtl } from './validate.js';
 
 /** Marks a lock released before anyone asked for the reason. */
@@ -17,6 +19,9 @@ export class Lock {
   /** With `fencing: true`, one token per resource, in the order of `resources`. */
   readonly fencingTokens: readonly bigint[] | undefined;
   #validUntil: number;
+  #ttlMs: number;
+  /** 1 for the acquire, plus the re-entries not yet released. */
+  #holds = 1;
   readonly #ops: LockOperations;
   #controller: AbortController | undefined;
   #expiryTimer: NodeJS.Timeout | undefined;
@@ -29,6 +34,7 @@ export class Lock {
     this.resources = resources;
     this.value = value;
     this.#validUntil = grant.validUntil;
+    this.#ttlMs = grant.ttlMs;
     this.fencingTokens = grant.fencingTokens;
   }
 
@@ -44,6 +50,37 @@ export class Lock {
   /** Monotonic ms (on the locker's clock) until which the lock is valid. */
   get validUntil(): number {
     return this.#validUntil;
+  }
+
+  /**
+   * The TTL the keys were last given: by the acquire, or the last extend
+   * (which is also what using() extends by). For a lock re-entered by its
+   * value, the smallest remaining TTL the quorum reported.
+   */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /**
+   * Holds open on this lock: 1 for the acquire, plus one per re-entry whose
+   * handle is not released yet; 0 once the lock itself is released.
+   */
+  get holds(): number {
+    return this.#release ? 0 : this.#holds;
+  }
+
+  /** @internal A re-entry took (+1) or gave back (-1) a hold. */
+  countHold(change: 1 | -1): void {
+    this.#holds += change;
+  }
+
+  /**
+   * Runs `routine` so that calls of this lock's locker inside it (and in what
+   * it awaits) re-enter this lock instead of waiting for it, as inside
+   * using(). Neither extends nor releases the lock: that stays the caller's.
+   */
+  async scope<T>(routine: LockedRoutine<T>): Promise<T> {
+    return await runHolding(this.#ops.owner, this, () => routine(this.signal, this));
   }
 
   /** Milliseconds of validity left, never negative. */
@@ -94,6 +131,7 @@ export class Lock {
     }
     if (this.#ended) throw this.#endReason();
     this.#validUntil = grant.validUntil;
+    this.#ttlMs = grant.ttlMs;
     if (this.#controller) this.#scheduleExpiry();
     return this;
   }

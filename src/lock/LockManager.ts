@@ -1,6 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
 import { validEnoughToPass, validUntil } from '../clock/validity.js';
-import { startAutoExtension } from './autoExtend.js';
 import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from './errors.js';
@@ -23,8 +22,11 @@ import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { Line, type LineSpace, lineKey, type LocalHandover } from '../wakeup/WaitLine.js';
+import { holdWhile } from './reentry/holdWhile.js';
+import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
+import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
-import { assertFunction, assertTtl, normalizeResources, type Resources } from './validate.js';
+import { assertFunction, assertLockValue, assertTtl, normalizeResources, type Resources } from './validate.js';
 
 /**
  * The Locker calls shared by RedisLock and Redlock: validation, retries,
@@ -38,6 +40,8 @@ export abstract class LockManager implements Locker {
     openWatch: (keys) => this.releaseWatch(keys),
     keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
   };
+  /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
+  readonly #borrowedOps: LockOperations;
   /** What acquire() does without options, resolved once. */
   readonly #defaultPolicy: ResolvedAcquire;
 
@@ -45,12 +49,14 @@ export abstract class LockManager implements Locker {
     this.settings = settings;
     this.#defaultPolicy = Object.freeze(resolveAcquireOptions(undefined, settings));
     this.#ops = {
+      owner: this,
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
       release: (keys, value) => this.#observedRelease(keys, value),
       passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
+    this.#borrowedOps = { ...this.#ops, release: () => NOTHING_RELEASED, passOn: () => undefined };
   }
 
   /** The monotonic clock that lock validity is counted on. */
@@ -74,6 +80,11 @@ export abstract class LockManager implements Locker {
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
   protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
+  /**
+   * Checks that a quorum holds every key with `value`. Rejects with
+   * LockLostError, QuorumUnreachableError or LockExpiredError.
+   */
+  protected abstract verifyOnNodes(keys: readonly string[], value: string, connectWait: ConnectWait): Promise<Grant>;
   /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
   protected abstract checkKeys(keys: readonly string[]): void;
   /** The wait lines of this process's waiters on these nodes. */
@@ -90,6 +101,8 @@ export abstract class LockManager implements Locker {
   async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     const keys = this.#validate(resources, ttlMs);
     const policy = options === undefined ? this.#defaultPolicy : resolveAcquireOptions(options, this.settings);
+    const reentered = this.#reenterHeld(keys, ttlMs, policy.signal);
+    if (reentered) return reentered;
     const value = randomValue();
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
@@ -138,6 +151,8 @@ export abstract class LockManager implements Locker {
   async tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
     const keys = this.#validate(resources, ttlMs);
     const signal = resolveTryAcquireOptions(options);
+    const reentered = this.#reenterHeld(keys, ttlMs, signal);
+    if (reentered) return reentered;
     if (signal?.aborted) throw new AbortedError(signal.reason);
     const value = randomValue();
     let grant: Grant;
@@ -155,14 +170,21 @@ export abstract class LockManager implements Locker {
   async using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {
     assertFunction(routine, 'routine');
     const lock = await this.acquire(resources, ttlMs, options);
-    const extension = startAutoExtension(lock, ttlMs, this.settings.extendAtFraction);
-    try {
-      return await routine(lock.signal, lock);
-    } finally {
-      extension.stop();
-      // release() never rejects, so the routine's own error is never masked.
-      await lock.release();
-    }
+    return holdWhile(lock, routine, this.settings);
+  }
+
+  async reenter(resources: Resources, value: string): Promise<Lock> {
+    const keys = normalizeResources(resources);
+    assertLockValue(value);
+    this.checkKeys(keys);
+    const connectWait = { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal: undefined };
+    const grant = await this.verifyOnNodes(keys, value, connectWait);
+    return new Lock(this.#borrowedOps, keys, value, grant);
+  }
+
+  /** A further hold when the caller's context already holds the keys through this locker (see reentry/). */
+  #reenterHeld(keys: readonly string[], ttlMs: number, signal: AbortSignal | undefined): Lock | Promise<Lock> | undefined {
+    return this.settings.reentrant ? reenterHeld(this.#ops, keys, ttlMs, signal, this.settings) : undefined;
   }
 
   #observedAcquire(
@@ -214,7 +236,7 @@ export abstract class LockManager implements Locker {
   }
 
   #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
-    const grant: Grant = { validUntil: handover.validUntil, outcomes: [] };
+    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [] };
     publish<AcquireEvent>('acquire', () => ({
       resources: keys,
       ttlMs,

@@ -16,4 +16,11 @@ export interface Locker {
    * releases. Resolves or rejects as the routine does.
    */
   using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T>;
+  /**
+   * Re-enters a lock that another process (or another handle) holds, by its
+   * value: checks on a quorum that every key holds `value`, and resolves to a
+   * handle whose release() leaves the keys to their holder. Rejects with
+   * LockLostError when they no longer hold it.
+   */
+  reenter(resources: Resources, value: string): Promise<Lock>;
 }

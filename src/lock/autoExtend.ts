@@ -6,13 +6,14 @@ export interface AutoExtension {
 }
 
 /**
- * Keeps `lock` alive while a using() routine runs: extends it once
- * `extendAtFraction` of its validity has passed, and after a failure that does
+ * Keeps `lock` alive while a using() routine runs: extends it by its own TTL
+ * (`lock.ttlMs`, which a re-entry may have raised) once `extendAtFraction` of
+ * its validity has passed, and after a failure that does
  * not mean the lock is gone (nodes unreachable, validity used up) tries again
  * within what is left. The lock's signal aborts when it is lost or expires.
  * Nothing here rejects or throws into the event loop.
  */
-export function startAutoExtension(lock: Lock, ttlMs: number, extendAtFraction: number): AutoExtension {
+export function startAutoExtension(lock: Lock, extendAtFraction: number): AutoExtension {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
@@ -24,7 +25,7 @@ export function startAutoExtension(lock: Lock, ttlMs: number, extendAtFraction: 
 
   const run = (): void => {
     if (stopped || lock.ended) return;
-    lock.extend(ttlMs).then(
+    lock.extend(lock.ttlMs).then(
       () => schedule(lock.remainingMs() * extendAtFraction),
       (error: unknown) => {
         if (stopped || lock.ended) return;

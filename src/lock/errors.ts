@@ -13,6 +13,7 @@ export const ErrorCode = Object.freeze({
   LOCK_EXPIRED: 'QUORUMLOCK_LOCK_EXPIRED',
   LOCK_RELEASED: 'QUORUMLOCK_LOCK_RELEASED',
   ABORTED: 'QUORUMLOCK_ABORTED',
+  OVERLAPPING_HOLD: 'QUORUMLOCK_OVERLAPPING_HOLD',
   NODE_TIMEOUT: 'QUORUMLOCK_NODE_TIMEOUT',
   NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
 } as const);
@@ -166,6 +167,30 @@ export class AbortedError extends QuorumLockError {
   }
 }
 
+/**
+ * A call inside a routine that holds a lock asked, through the same locker,
+ * for resources that overlap the held ones without being among them. Taking
+ * them would either wait for this routine's own lock until the acquire
+ * timeout, or take a second lock out of order; lock the union in the outer
+ * call instead. `heldResources` are the enclosing lock's.
+ */
+export class OverlappingHoldError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.OVERLAPPING_HOLD;
+  readonly resources: readonly string[];
+  readonly heldResources: readonly string[];
+
+  constructor(resources: readonly string[], heldResources: readonly string[]) {
+    super(
+      ErrorCode.OVERLAPPING_HOLD,
+      `${formatResources(resources)} overlaps ${formatResources(heldResources)}, which this routine already holds through the same locker; ` +
+        'a nested call may lock the held resources or some of them, or resources apart from them: lock the union in the outer call',
+    );
+    this.name = 'OverlappingHoldError';
+    this.resources = resources;
+    this.heldResources = heldResources;
+  }
+}
+
 /** One node gave no reply within the node timeout. */
 export class NodeTimeoutError extends QuorumLockError {
   declare readonly code: typeof ErrorCode.NODE_TIMEOUT;
@@ -224,6 +249,7 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.LOCK_EXPIRED]: LockExpiredError,
   [ErrorCode.LOCK_RELEASED]: LockReleasedError,
   [ErrorCode.ABORTED]: AbortedError,
+  [ErrorCode.OVERLAPPING_HOLD]: OverlappingHoldError,
   [ErrorCode.NODE_TIMEOUT]: NodeTimeoutError,
   [ErrorCode.NODE_CONNECTION]: NodeConnectionError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });

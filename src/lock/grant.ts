@@ -5,6 +5,8 @@ import type { NodeOutcome } from '../node/outcome.js';
 export interface Grant {
   /** Monotonic ms on the locker's clock until which the lock is valid. */
   readonly validUntil: number;
+  /** The TTL the keys were given; for a lock re-entered by its value, the smallest PTTL of the quorum. */
+  readonly ttlMs: number;
   readonly outcomes: readonly NodeOutcome[];
   /** With fencing: one token per resource. */
   readonly fencingTokens?: readonly bigint[];
@@ -56,6 +58,8 @@ export interface ReleaseResult extends SettledRelease {
 
 /** The node operations a Lock handle needs from the locker that made it. */
 export interface LockOperations {
+  /** The locker that made the lock: re-entry is per locker. */
+  readonly owner: object;
   readonly clock: { now(): number };
   /**
    * When a lock whose extend to `ttlMs` started at `startedAt` is valid until

@@ -77,6 +77,15 @@ export interface LockerOptions {
    */
   readonly wakeUp?: boolean;
   /**
+   * A call of this locker inside a routine that already holds the resources
+   * through it (in `using()` or `lock.scope()`) re-enters that lock instead of
+   * waiting for it: no round trip, one more hold on the same lock. `false`
+   * makes every call an independent holder, which then waits for the routine's
+   * own lock like anyone else's.
+   * @default true
+   */
+  readonly reentrant?: boolean;
+  /**
    * The source of monotonic milliseconds: an object whose `now()` returns
    * them, such as `performance` itself or `{ now: () => fakeMs }` in tests.
    * @default an object whose now() returns performance.now()
@@ -115,6 +124,7 @@ export interface ResolvedOptions {
   readonly extendAtFraction: number;
   readonly fencing: boolean;
   readonly wakeUp: boolean;
+  readonly reentrant: boolean;
   readonly clock: Clock;
 }
 
@@ -134,10 +144,11 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   extendAtFraction: 0.5,
   fencing: false,
   wakeUp: true,
+  reentrant: true,
   clock: monotonicClock,
 });
 
-const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'clock'];
+const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'reentrant', 'clock'];
 const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs', 'factor'];
 const ACQUIRE_KEYS = ['signal', 'acquireTimeoutMs', 'retry'];
 
@@ -154,6 +165,7 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
     extendAtFraction: o.extendAtFraction ?? DEFAULT_OPTIONS.extendAtFraction,
     fencing: o.fencing ?? DEFAULT_OPTIONS.fencing,
     wakeUp: o.wakeUp ?? DEFAULT_OPTIONS.wakeUp,
+    reentrant: o.reentrant ?? DEFAULT_OPTIONS.reentrant,
     clock: o.clock ?? DEFAULT_OPTIONS.clock,
   };
   assertNumber(resolved.driftFactor, `${argument}.driftFactor`, 0, 0.5);
@@ -161,7 +173,7 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
   assertInteger(resolved.nodeTimeoutMs, `${argument}.nodeTimeoutMs`, 1, MAX_TTL_MS);
   assertAcquireTimeout(resolved.acquireTimeoutMs, `${argument}.acquireTimeoutMs`);
   assertNumber(resolved.extendAtFraction, `${argument}.extendAtFraction`, 0.05, 0.95);
-  for (const flag of ['fencing', 'wakeUp'] as const) {
+  for (const flag of ['fencing', 'wakeUp', 'reentrant'] as const) {
     if (typeof resolved[flag] !== 'boolean') {
       throw new InvalidArgumentError(`${argument}.${flag}`, `expected true or false, got ${describe(resolved[flag])}`);
     }

@@ -34,6 +34,13 @@ function assertResourceName(resource: string, argument: string): void {
   if (resource.length === 0) throw new InvalidArgumentError(argument, 'expected a non-empty string');
 }
 
+/** A lock's value, as acquire() made it: a non-empty string. */
+export function assertLockValue(value: unknown, argument = 'value'): asserts value is string {
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidArgumentError(argument, `expected the lock's value (a non-empty string), got ${describe(value)}`);
+  }
+}
+
 /** A TTL is a whole number of milliseconds from 1 to MAX_TTL_MS. */
 export function assertTtl(ttlMs: unknown, argument = 'ttlMs'): asserts ttlMs is number {
   assertInteger(ttlMs, argument, 1, MAX_TTL_MS);

@@ -18,6 +18,11 @@ export interface FencedOutcome extends NodeOutcome {
   readonly ticket?: number;
 }
 
+export interface VerifyOutcome extends NodeOutcome {
+  /** With status `ok`: the smallest PTTL of the keys on this node. */
+  readonly pttlMs?: number;
+}
+
 /**
  * How long a request may take: a number of milliseconds, or the deadline it
  * shares with the requests sent with it to the other nodes.
@@ -104,6 +109,17 @@ export function leaveRequest(keys: readonly string[], value: string, acquired: b
     send: (backend) => backend.leave?.(keys, value, acquired) ?? Promise.resolve(0),
     interpret: () => 'ok',
     describe: plainOutcome,
+  };
+}
+
+/** Whether every key holds `value`, and its smallest PTTL (see verify.lua); waits for a connecting node like an acquire. */
+export function verifyRequest(keys: readonly string[], value: string): NodeRequest<number, VerifyOutcome> {
+  return {
+    awaitsConnection: true,
+    send: (backend) => (backend.verify ? backend.verify(keys, value) : Promise.reject(new Error(`${backend.name} cannot verify a lock's value`))),
+    interpret: (pttlMs) => (pttlMs > 0 ? 'ok' : 'held'),
+    describe: (node, status, ms, pttlMs, error): VerifyOutcome =>
+      status === 'ok' && pttlMs !== undefined ? { node, status, ms, pttlMs } : plainOutcome(node, status, ms, undefined, error),
   };
 }
 

@@ -42,6 +42,11 @@ export interface NodeBackend {
    * any key holds another value. Backends without it cannot serve `fencing: true`.
    */
   acquireFenced?(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null>;
+  /**
+   * The smallest PTTL of the keys when every one holds `value` (marked by a
+   * waiter or not), else 0. Backends without it cannot re-enter a lock by its value.
+   */
+  verify?(keys: readonly string[], value: string): Promise<number>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /**

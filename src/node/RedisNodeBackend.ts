@@ -15,6 +15,7 @@ import {
   release,
   type ScriptClient,
   type SetClient,
+  verify,
 } from '../scripts/index.js';
 import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
@@ -84,6 +85,11 @@ export class RedisNodeBackend implements NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     this.coalesce();
     return extend(this.scripts, keys, value, ttlMs);
+  }
+
+  verify(keys: readonly string[], value: string): Promise<number> {
+    this.coalesce();
+    return verify(this.scripts, keys, value);
   }
 
   release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {

@@ -1,6 +1,7 @@
 import { validUntil } from '../clock/validity.js';
 import {
   InvalidArgumentError,
+  LockExpiredError,
   LockHeldError,
   LockLostError,
   QuorumUnreachableError,
@@ -22,6 +23,8 @@ import {
   type LockNode,
   type NodeRequest,
   releaseRequest,
+  type VerifyOutcome,
+  verifyRequest,
 } from '../node/LockNode.js';
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
@@ -138,7 +141,7 @@ export class QuorumCoordinator extends LockManager {
     }
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
-    if (left > 0) return { validUntil: until, outcomes: result.outcomes, fencingTokens };
+    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens };
     await this.#undoAcquire(keys, value, result.byNode, position);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
@@ -153,10 +156,27 @@ export class QuorumCoordinator extends LockManager {
     if (result.granted) {
       const until = validUntil(ttlMs, startedAt, this.settings);
       const left = until - clock.now();
-      if (left > 0) return { validUntil: until, outcomes: result.outcomes };
+      if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes };
       throw new ValidityExhaustedError(keys, left, result.outcomes);
     }
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+  }
+
+  /**
+   * The quorum holds the keys for as long as the shortest-lived of its members
+   * that answered; validity counts from before the first request, as for an
+   * acquire, with that remaining TTL as the lease.
+   */
+  protected async verifyOnNodes(keys: readonly string[], value: string, connectWait: ConnectWait): Promise<Grant> {
+    const clock = this.settings.clock;
+    const deadline = new RequestDeadline(clock, this.settings.nodeTimeoutMs, this.#deadlines, connectWait);
+    const startedAt = deadline.sentAt;
+    const result = await vote(this.nodes, this.quorum, verifyRequest(keys, value), deadline);
+    if (!result.granted) throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+    const ttlMs = quorumLease(result.outcomes, this.quorum);
+    const until = validUntil(ttlMs, startedAt, this.settings);
+    if (until - clock.now() > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes };
+    throw new LockExpiredError(keys);
   }
 
   /**
@@ -220,6 +240,13 @@ function hearPlaces(position: LinePosition, byNode: readonly (FencedOutcome | un
     // An error or a timeout may have been applied: that node may hold a place.
     else if (outcome.status !== 'held') position.heard(index, 0);
   });
+}
+
+/** The quorum-th longest PTTL among the nodes that hold the value: until then, a quorum holds it. */
+function quorumLease(outcomes: readonly VerifyOutcome[], quorum: number): number {
+  const pttls = outcomes.flatMap((o) => (o.status === 'ok' && o.pttlMs !== undefined ? [o.pttlMs] : []));
+  pttls.sort((a, b) => b - a);
+  return pttls[quorum - 1] ?? 0;
 }
 
 /**

@@ -12,9 +12,9 @@
 import type { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, isQuorumLockError, type Lock, RedisLock, Redlock } from '../../src/index.js';
+import { ErrorCode, isQuorumLockError, type Lock, type RedisLock, type Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { patient } from '../support/patient.js';
+import { LOCKER_KINDS } from '../support/lockerKinds.js';
 import { checkProperty, commandsConstraints, fullRun, report, timeoutFor } from './fcConfig.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 
@@ -312,13 +312,8 @@ afterAll(async () => {
   await cluster?.stopAll();
 });
 
-const KINDS = [
-  { name: 'RedisLock on 1 node', nodeCount: 1, make: (clients: Redis[]) => new RedisLock(clients[0] as Redis, patient) },
-  { name: 'Redlock on 3 nodes', nodeCount: 3, make: (clients: Redis[]) => new Redlock(clients, patient) },
-] as const;
-
 describe('RedisLock and Redlock against real redis-server nodes (model-based)', () => {
-  for (const kind of KINDS) {
+  for (const kind of LOCKER_KINDS) {
     it(`${kind.name}: owners' interleaved calls leave the nodes as the model says`, async () => {
       const nodes = admin.slice(0, kind.nodeCount);
       const lockers = ownerClients.map((clients) => kind.make(clients.slice(0, kind.nodeCount)));

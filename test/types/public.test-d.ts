@@ -46,6 +46,16 @@ describe('public types', () => {
     expectTypeOf(lock.signal).toEqualTypeOf<AbortSignal>();
     expectTypeOf(lock.release()).resolves.toEqualTypeOf<ReleaseResult>();
     expectTypeOf(lock.extend(1000)).resolves.toEqualTypeOf<Lock>();
+    expectTypeOf(lock.ttlMs).toEqualTypeOf<number>();
+    expectTypeOf(lock.holds).toEqualTypeOf<number>();
+    expectTypeOf(lock.scope(async (signal, same) => (signal.aborted ? same.value : 7))).resolves.toEqualTypeOf<string | 7>();
+  });
+
+  it('reenter() takes resources and a value and resolves to a Lock', () => {
+    const locker: Locker = new RedisLock(redis);
+    expectTypeOf(locker.reenter('a', 'f00d')).resolves.toEqualTypeOf<Lock>();
+    // @ts-expect-error the value is the lock's string, not the Lock
+    void locker.reenter('a', {} as Lock);
   });
 
   it('errors carry a code from ErrorCode', () => {
@@ -53,7 +63,7 @@ describe('public types', () => {
   });
 
   it('options are checked', () => {
-    expectTypeOf<{ driftFactor: number; fencing: boolean }>().toMatchTypeOf<LockerOptions>();
+    expectTypeOf<{ driftFactor: number; fencing: boolean; reentrant: boolean }>().toMatchTypeOf<LockerOptions>();
     // @ts-expect-error node-redlock's option names are not ours
     const bad: LockerOptions = { retryCount: 3 };
     void bad;

@@ -51,6 +51,7 @@ describe('input validation', () => {
     [{ retry: 'fast' }, 'options.retry'],
     [{ extendAtFraction: 1 }, 'options.extendAtFraction'],
     [{ clock: {} }, 'options.clock'],
+    [{ reentrant: 'yes' }, 'options.reentrant'],
     [{ retryCount: 10 }, 'options.retryCount'],
     ['fast', 'options'],
   ])('rejects locker options %j, naming %s', (options, argument) => {
@@ -67,6 +68,7 @@ describe('input validation', () => {
     expect(resolved.driftFactor).toBe(0.01);
     expect(resolved.nodeTimeoutMs).toBe(50);
     expect(resolved.retry).toEqual(DEFAULT_OPTIONS.retry);
+    expect(resolved.reentrant).toBe(true);
   });
 });
 
