@@ -223,12 +223,20 @@ export abstract class LockManager implements Locker {
    * validity. Never with fencing: each holder needs a token of its own.
    */
   #passOn(lock: Lock): ReleaseResult | undefined {
-    if (this.settings.fencing) return undefined;
     const line = this.lineSpace.lines.get(lineKey(lock.resources));
-    if (!(line instanceof Line) || line.passesLeft <= 0) return undefined;
+    if (!(line instanceof Line)) return undefined;
     const taker = line.places[0]?.taker;
-    if (taker?.owner !== this || !validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings)) return undefined;
-    if (!taker.offer({ value: lock.value, validUntil: lock.validUntil })) return undefined;
+    if (!taker) return undefined;
+    const passes =
+      !this.settings.fencing &&
+      line.passesLeft > 0 &&
+      taker.owner === this &&
+      validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings) &&
+      taker.offer({ value: lock.value, validUntil: lock.validUntil });
+    if (!passes) {
+      taker.holderReleasing();
+      return undefined;
+    }
     line.passesLeft--;
     const result = new PassedRelease(this.nodeCount);
     publish<ReleaseEvent>('release', () => ({ resources: lock.resources, released: 0, passedOn: true, durationMs: 0, nodes: [] }));

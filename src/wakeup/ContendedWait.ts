@@ -55,6 +55,10 @@ export class ContendedWait implements LoneHead, LocalTaker {
   #closed = false;
   /** A lock a holder of this process passed to us, until the next attempt takes it. */
   #handover: LocalHandover | undefined;
+  /** Set when the holder of this process ahead of us released through the nodes: attempt now. */
+  #holderReleased = false;
+  /** Ends a wait behind a holder of this process (see #park). */
+  #unpark: (() => void) | undefined;
 
   constructor(
     space: LineSpace,
@@ -123,8 +127,17 @@ export class ContendedWait implements LoneHead, LocalTaker {
   offer(handover: LocalHandover): boolean {
     if (this.#attemptOut || this.#closed || this.#handover || this.#signal?.aborted) return false;
     this.#handover = handover;
+    this.#unpark?.();
     this.#watch?.interrupt();
     return true;
+  }
+
+  /** @internal See LocalTaker.holderReleasing. */
+  holderReleasing(): void {
+    if (this.#attemptOut || this.#closed) return;
+    this.#holderReleased = true;
+    this.#unpark?.();
+    this.#watch?.interrupt();
   }
 
   /** The lock passed to us, if any: the next attempt takes it instead of asking the nodes. */
@@ -137,6 +150,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
   /** Right before each attempt: releases seen so far no longer count. */
   beforeAttempt(): void {
     this.#attemptOut = true;
+    this.#holderReleased = false;
     const watch = this.#watch;
     const woken = this.#woken;
     this.#woken = false;
@@ -160,7 +174,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
   /** Between attempts (a retry pause): `delayMs` is the backoff. */
   async pause(delayMs: number): Promise<void> {
     this.#attemptOut = false;
-    if (this.#handover) return;
+    if (this.#handover || this.#holderReleased) return;
     const watch = this.#watch ?? this.#attachWatch();
     if (!watch.listening) {
       // Listen, then try again at once (a release may also have come just
@@ -180,7 +194,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
       // a lost message or a dead waiter ahead, whose cost the longest delay bounds.
       waitMs = Math.max(delayMs, Math.min(this.#maxDelayMs, this.#deadline - this.#clock.now()));
     }
-    if (this.#handover) return;
+    if (this.#handover || this.#holderReleased) return;
     await watch.wait(waitMs, this.#signal);
     this.#woken = watch.releaseSeen && !watch.handedElsewhere;
   }
@@ -208,7 +222,6 @@ export class ContendedWait implements LoneHead, LocalTaker {
   async #waitForTurn(place: Place, firstDelayMs: number): Promise<void> {
     // Listen while in line, so the release that ends the holder's turn is heard.
     const watch = this.#attachWatch();
-    const wasListening = watch.opened;
     const opening = watch.open();
     await place.turn(this.#deadline - this.#clock.now(), this.#signal);
     // Behind a holder of this process, only a release after it acquired
@@ -221,11 +234,28 @@ export class ContendedWait implements LoneHead, LocalTaker {
     // us, who have no place in the Redis lines yet.
     watch.expected = undefined;
     await opening;
-    // A release announced before we listened was missed: only an attempt tells.
-    if (place.followsLocalHolder && wasListening && !this.#handover) {
-      await watch.wait(firstDelayMs, this.#signal);
-      this.#woken = watch.releaseSeen && !watch.handedElsewhere;
-    }
+    // Behind a holder of this process we hear of its release from it: a
+    // pass, or holderReleasing. Announcements are not for us then: they are
+    // late ones of the release before, which only made us try too early.
+    if (place.followsLocalHolder && !this.#handover && !this.#holderReleased) await this.#park(firstDelayMs);
+    // Freed by our own process, the key is usually free: a plain attempt takes it.
+    this.#woken = this.#holderReleased;
+  }
+
+  /** Waits up to `ms` for the holder of this process ahead of us, or the signal. */
+  #park(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.#unpark = undefined;
+        clearTimeout(timer);
+        this.#signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, Math.min(ms, this.#deadline - this.#clock.now())));
+      timer.unref();
+      this.#unpark = done;
+      this.#signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   #attachWatch(): ReleaseWatch {

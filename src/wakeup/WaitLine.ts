@@ -67,6 +67,12 @@ export interface LocalTaker {
   readonly ttlMs: number;
   /** Takes the lock; false when the waiter cannot take it now (an attempt of its own is out, or it gave up). */
   offer(handover: LocalHandover): boolean;
+  /**
+   * The holder ahead releases through the nodes instead: the waiter's next
+   * attempt may go at once, since it leaves on each connection after that
+   * release.
+   */
+  holderReleasing(): void;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { driftFor, validityMs, validUntil } from '../../src/clock/validity.js';
+import { driftFor, validEnoughToPass, validityMs, validUntil } from '../../src/clock/validity.js';
 
 const defaults = { driftFactor: 0.01, driftMs: 2 };
 
@@ -25,5 +25,17 @@ describe('drift and validity', () => {
     const until = validUntil(10_000, 1_000, defaults);
     expect(until).toBe(10_898);
     expect(validityMs(10_000, 1_000, until, defaults)).toBe(0);
+  });
+});
+
+describe('validEnoughToPass', () => {
+  const settings = { driftFactor: 0.01, driftMs: 2 };
+  it('passes a lock that keeps at least 90% of what a fresh acquire of the taker TTL would give', () => {
+    // A fresh 10 s acquire gives at best 10_000 - 102 = 9_898 ms; 90% of it is 8_908.2.
+    expect(validEnoughToPass(8_909, 10_000, settings)).toBe(true);
+    expect(validEnoughToPass(8_908, 10_000, settings)).toBe(false);
+  });
+  it('does not pass a lock to a taker that asked for more than the lock has', () => {
+    expect(validEnoughToPass(900, 30_000, settings)).toBe(false);
   });
 });
