@@ -77,4 +77,28 @@ export interface History {
   readonly ops: readonly OpRecord[];
   readonly handovers: readonly HandoverRecord[];
   readonly faults: readonly FaultRecord[];
+  /** Scenarios that measure liveness: every acquire() call's wish for the lock. */
+  readonly wants?: readonly WantRecord[];
+}
+
+/** How a want ended: the caller got the lock, acquire() rejected, or its process was killed. */
+export type WantEnd = 'acquired' | 'gave-up' | 'killed';
+
+/**
+ * One acquire() call's wish for the lock, from the call until it resolved,
+ * rejected or its process died: the liveness figure (check/liveness.ts)
+ * needs to know who wanted the resource when. Whether the waiter could act
+ * at a time (its process not SIGSTOPped) comes from the fault records, whose
+ * target is the process.
+ */
+export interface WantRecord {
+  /** Unique in the history: `<client>~<seq>`. */
+  readonly id: string;
+  readonly client: string;
+  /** The process the waiter ran in (fault records name it), e.g. `w3`. */
+  readonly process: string;
+  readonly resources: readonly string[];
+  readonly from: number;
+  readonly to: number;
+  readonly end: WantEnd;
 }
