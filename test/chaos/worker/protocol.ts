@@ -2,7 +2,7 @@
  * Messages between the chaos test (parent) and a worker process, over the
  * child's IPC channel. Records are plain JSON (history/types.ts).
  */
-import type { FaultRecord, HandoverRecord, OpRecord } from '../history/types.js';
+import type { FaultRecord, HandoverRecord, OpRecord, WantEnd } from '../history/types.js';
 import type { LockerSettings } from '../run/scenario.js';
 import type { ClientStats, WorkloadConfig } from '../run/workload.js';
 
@@ -18,13 +18,53 @@ export interface WorkerConfig {
   readonly wallClockJumps: boolean;
 }
 
+/**
+ * A wait-line worker (worker/lineWorker.ts): its waiters call acquire() on one
+ * hot resource over and over, so they spend their time in the wait lines.
+ */
+export interface LineWorkerConfig {
+  readonly name: string;
+  readonly seed: number;
+  /** One list of node endpoints per locker; each locker runs `waitersPerLocker` waiters. */
+  readonly lockers: readonly (readonly { host: string; port: number; nodeName: string }[])[];
+  readonly waitersPerLocker: number;
+  readonly resource: string;
+  readonly ttlMs: number;
+  readonly nodeTimeoutMs: number;
+  readonly fencing: boolean;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  /** Most acquire() calls wait this long; `impatientChance` of them give up after `impatientTimeoutMs`. */
+  readonly acquireTimeoutMs: number;
+  readonly impatientChance: number;
+  readonly impatientTimeoutMs: number;
+  /** Holds last 0..shortHoldMs, or with `longHoldChance` longHoldMs[0]..[1] (shorter than the validity). */
+  readonly shortHoldMs: number;
+  readonly longHoldChance: number;
+  readonly longHoldMs: readonly [number, number];
+}
+
+/** A wait-line worker's counts, sent when it stops (a killed worker sends none). */
+export interface LineWorkerStats {
+  readonly acquired: number;
+  readonly gaveUp: Readonly<Record<string, number>>;
+  readonly unexpected: readonly string[];
+}
+
 export type ToWorker =
   | { readonly type: 'start'; readonly config: WorkerConfig }
+  | { readonly type: 'prepare'; readonly config: LineWorkerConfig }
+  | { readonly type: 'go' }
   | { readonly type: 'ping'; readonly sentAt: number }
   | { readonly type: 'stop' };
 
 export type FromWorker =
   | { readonly type: 'ready' }
+  // A wait-line worker streams its records as they happen: a worker killed with -9 sends no history at the end.
+  | { readonly type: 'op'; readonly record: OpRecord }
+  | { readonly type: 'handover'; readonly record: HandoverRecord }
+  | { readonly type: 'want'; readonly id: string; readonly client: string; readonly resources: readonly string[]; readonly at: number }
+  | { readonly type: 'wanted'; readonly id: string; readonly at: number; readonly end: WantEnd }
+  | { readonly type: 'line-done'; readonly stats: LineWorkerStats; readonly unhandled: readonly string[] }
   | { readonly type: 'pong'; readonly sentAt: number; readonly workerNow: number }
   | { readonly type: 'progress'; readonly acquisitions: number }
   | {

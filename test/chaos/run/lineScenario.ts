@@ -1,0 +1,507 @@
+/**
+ * The wait-line scenario (issue #17): worker processes (worker/lineWorker.ts),
+ * each with several waiters, acquire() one hot resource on 5 real nodes, so
+ * that most of them wait in their process's line and in the nodes' wait
+ * lines. Meanwhile waiter processes are killed (-9) and SIGSTOPped while they
+ * wait, holder processes are killed mid-hold, and (optionally) nodes are
+ * killed and paused. A killed worker is replaced at once by a spare started
+ * beforehand, so contention goes on. Every record streams to this process as
+ * it happens (a killed worker sends nothing at the end).
+ *
+ * The history is checked for overlaps (check/checker.ts) and measured for
+ * liveness (check/liveness.ts): the longest time the resource sat free while
+ * live waiters wanted it, against the design's dead-waiter bound, lease +
+ * retry.maxDelayMs. With node faults it is measured twice: over the time all
+ * nodes were up and had been for a settle period (compared to the bound), and
+ * over all time a quorum of nodes was up (reported: a node fault's own
+ * effects on the lines come on top of the bound there).
+ */
+import { DEFAULT_OPTIONS } from '../../../src/index.js';
+import { LEASE_MS } from '../../../src/wakeup/LinePosition.js';
+import { type CheckResult, checkHistory } from '../check/checker.js';
+import { type Interval, type LivenessResult, measureLiveness, merge, type ProcessOutage } from '../check/liveness.js';
+import { FaultLog } from '../history/FaultLog.js';
+import { sharedNow } from '../history/timeBase.js';
+import type { FaultRecord, HandoverRecord, History, OpRecord, WantEnd, WantRecord } from '../history/types.js';
+import type { FromWorker, LineWorkerConfig, LineWorkerStats } from '../worker/protocol.js';
+import { MAX_TIME_BASE_DEVIATION_MS } from './childScenario.js';
+import { killAllWorkers, WorkerProcess } from './childWorkers.js';
+import type { ChaosCluster } from './cluster.js';
+import { Progress } from './progress.js';
+import { Rng, seedFromEnv } from './rng.js';
+import { resourcesFor } from './scenario.js';
+import { sleep } from './sleep.js';
+import { type ScenarioSummary, summarize } from './summary.js';
+
+const LINE_WORKER = 'test/chaos/worker/lineWorker.ts';
+
+/** Fault kinds of this scenario (the summary counts them by kind). */
+export const WAITER_KILL = 'kill -9 waiter process';
+export const HOLDER_KILL = 'kill -9 holder process';
+export const WAITER_STOP = 'SIGSTOP waiter process';
+export const NODE_KILL = 'kill -9 node';
+export const NODE_STOP = 'SIGSTOP node';
+
+/**
+ * The library's default retry policy: the bound is stated for it. TTL 600 ms
+ * and node timeout 80 ms as in the other scenarios; fencing on, so token
+ * order is checked across handoffs too.
+ */
+export const LINE_LOCKER = Object.freeze({
+  ttlMs: 600,
+  nodeTimeoutMs: 80,
+  fencing: true,
+  retry: { baseDelayMs: DEFAULT_OPTIONS.retry.baseDelayMs, maxDelayMs: DEFAULT_OPTIONS.retry.maxDelayMs },
+});
+
+/** The design's bound on the time a dead or paused waiter costs the line: its lease plus one backoff delay. */
+export const LIVENESS_BOUND_MS = LEASE_MS + LINE_LOCKER.retry.maxDelayMs;
+
+/**
+ * What the scenario allows: the bound plus 500 ms for a busy 2-core machine,
+ * where timers fire late, records and IPC wait for the CPU, spares are
+ * started while the run goes on, and a claim takes up to two rounds (acquire,
+ * then writing fencing tokens back) of up to the node timeout each.
+ */
+export const LIVENESS_LIMIT_MS = LIVENESS_BOUND_MS + 500;
+
+/**
+ * After a node fault ends, how long its effects may last: a node restarted
+ * empty lost its lines until each waiter's next attempt there, at most one
+ * backoff delay away, and a node resumed from SIGSTOP has let leases pass that
+ * its waiters renew within one lease.
+ */
+export const NODE_FAULT_SETTLE_MS = LEASE_MS + LINE_LOCKER.retry.maxDelayMs;
+
+export interface LineScenarioSpec {
+  readonly name: string;
+  readonly rules: readonly number[];
+  readonly budgetMs: number;
+  /** Worker processes running at any time (killed ones are replaced). */
+  readonly processes: number;
+  readonly lockersPerProcess: number;
+  readonly waitersPerLocker: number;
+  /** Workers started ahead, ready to replace a killed one at once. */
+  readonly spares: number;
+  readonly waiterKills: boolean;
+  readonly waiterStops: boolean;
+  readonly holderKills: boolean;
+  readonly nodeFaults: boolean;
+  readonly seed?: number;
+}
+
+export interface LineLiveness {
+  /** All nodes up, and for NODE_FAULT_SETTLE_MS since the last node fault ended. */
+  readonly healthy: LivenessResult;
+  /** Every moment a quorum of nodes was up (node faults' own effects included). */
+  readonly quorumUp: LivenessResult;
+  readonly boundMs: number;
+}
+
+export interface LineScenarioOutcome {
+  readonly summary: ScenarioSummary;
+  readonly history: History;
+  readonly check: CheckResult;
+  readonly liveness: LineLiveness;
+  readonly timeBaseDeviationMs: number;
+  readonly processesStarted: number;
+}
+
+/** One worker process and what this process knows of it from its stream. */
+class LineWorker {
+  readonly process: WorkerProcess;
+  /** Values this worker holds (handed over, not yet released) as far as the stream told. */
+  readonly held = new Set<string>();
+  readonly openWants = new Map<string, { client: string; resources: readonly string[]; from: number }>();
+  killedAt: number | undefined;
+  stopped = false;
+  running = false;
+  stats: LineWorkerStats | undefined;
+  unhandled: readonly string[] = [];
+  readonly done: Promise<void>;
+
+  constructor(
+    readonly name: string,
+    collector: Collector,
+  ) {
+    this.process = new WorkerProcess(name, LINE_WORKER);
+    let resolveDone: () => void = () => undefined;
+    this.done = new Promise((resolve) => (resolveDone = resolve));
+    this.process.child.on('message', (message: FromWorker) => {
+      if (message.type === 'line-done') {
+        this.stats = message.stats;
+        this.unhandled = message.unhandled;
+        resolveDone();
+        return;
+      }
+      collector.receive(this, message);
+    });
+  }
+
+  get canAct(): boolean {
+    return this.running && this.killedAt === undefined && !this.stopped;
+  }
+}
+
+/** Everything the workers streamed, assembled into one history. */
+class Collector {
+  readonly ops: OpRecord[] = [];
+  readonly handovers: HandoverRecord[] = [];
+  readonly wants: WantRecord[] = [];
+
+  receive(worker: LineWorker, message: FromWorker): void {
+    switch (message.type) {
+      case 'op':
+        this.ops.push(message.record);
+        if (message.record.kind === 'release') worker.held.delete(message.record.value);
+        return;
+      case 'handover':
+        this.handovers.push(message.record);
+        worker.held.add(message.record.value);
+        return;
+      case 'want':
+        worker.openWants.set(message.id, { client: message.client, resources: message.resources, from: message.at });
+        return;
+      case 'wanted':
+        this.close(worker, message.id, message.at, message.end);
+        return;
+      default:
+        return;
+    }
+  }
+
+  close(worker: LineWorker, id: string, at: number, end: WantEnd): void {
+    const open = worker.openWants.get(id);
+    if (open === undefined) return;
+    worker.openWants.delete(id);
+    this.wants.push({ id, client: open.client, process: worker.name, resources: open.resources, from: open.from, to: at, end });
+  }
+
+  /** Wants a killed worker never ended end at its kill (records it streamed before dying have arrived by now). */
+  closeKilled(worker: LineWorker): void {
+    if (worker.killedAt === undefined) return;
+    for (const id of [...worker.openWants.keys()]) this.close(worker, id, worker.killedAt, 'killed');
+  }
+}
+
+export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioSpec): Promise<LineScenarioOutcome> {
+  const seed = spec.seed ?? seedFromEnv();
+  const rng = new Rng(seed);
+  const [resource] = resourcesFor(spec.name, 1) as [string];
+  const faults = new FaultLog();
+  const collector = new Collector();
+  const all: LineWorker[] = [];
+  const deviations: number[] = [];
+  const problems: string[] = [];
+  let named = 0;
+
+  const startWorker = async (): Promise<LineWorker> => {
+    const worker = new LineWorker(`w${named++}`, collector);
+    all.push(worker);
+    const lockers = [];
+    for (let i = 0; i < spec.lockersPerProcess; i++) {
+      const links = await cluster.openLinks();
+      lockers.push(links.proxies.map((p, n) => ({ host: p.host, port: p.port, nodeName: cluster.nodeName(n) })));
+    }
+    const config: LineWorkerConfig = {
+      name: worker.name,
+      seed: Math.floor(rng.next() * 2 ** 32),
+      lockers,
+      waitersPerLocker: spec.waitersPerLocker,
+      resource,
+      ...LINE_LOCKER,
+      acquireTimeoutMs: 4_000,
+      impatientChance: 0.1,
+      impatientTimeoutMs: 300,
+      shortHoldMs: 20,
+      longHoldChance: 0.15,
+      longHoldMs: [100, 400],
+    };
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: FromWorker): void => {
+        if (message.type !== 'ready') return;
+        worker.process.child.off('exit', onExit);
+        worker.process.child.off('message', onMessage);
+        resolve();
+      };
+      const onExit = (): void => reject(new Error(`worker ${worker.name} exited before it was ready`));
+      worker.process.child.on('message', onMessage);
+      worker.process.child.once('exit', onExit);
+    });
+    worker.process.child.send({ type: 'prepare', config });
+    await ready;
+    deviations.push(await worker.process.timeBaseDeviationMs());
+    return worker;
+  };
+
+  const spares: Promise<LineWorker>[] = [];
+  const addSpare = (): void => {
+    const spare = startWorker();
+    // Reported when it is needed; a rejection left alone until then is not unhandled.
+    spare.catch(() => undefined);
+    spares.push(spare);
+  };
+  const go = (worker: LineWorker): void => {
+    worker.running = true;
+    worker.process.child.send({ type: 'go' });
+  };
+
+  try {
+    const first = await Promise.all(Array.from({ length: spec.processes }, () => startWorker()));
+    for (let i = 0; i < spec.spares; i++) addSpare();
+    await Promise.all(spares);
+
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const progress = new Progress(spec.name, spec.budgetMs, () => collector.handovers.length);
+    const runStart = sharedNow();
+    for (const worker of first) go(worker);
+
+    const replace = async (): Promise<void> => {
+      const next = spares.shift();
+      addSpare();
+      if (next === undefined) return;
+      try {
+        const worker = await next;
+        if (!signal.aborted) go(worker);
+      } catch (error) {
+        problems.push(`spare worker: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    const replacements: Promise<void>[] = [];
+    const kill = (worker: LineWorker, kind: string, detail: string): void => {
+      worker.killedAt = sharedNow();
+      faults.instant(kind, worker.name, detail);
+      worker.process.kill();
+      replacements.push(replace());
+    };
+    const running = (): LineWorker[] => all.filter((w) => w.canAct);
+    // Waiters in line, not holding: the victims the wait lines must survive.
+    const waitingOnly = (): LineWorker[] => running().filter((w) => w.openWants.size > 0 && w.held.size === 0);
+
+    const nemeses: Promise<void>[] = [];
+    if (spec.waiterKills) {
+      nemeses.push(
+        loop(signal, rng.fork(), [500, 1_500], async () => {
+          const victim = pickFrom(rng, waitingOnly());
+          if (victim) kill(victim, WAITER_KILL, `${victim.openWants.size} waiting`);
+        }),
+      );
+    }
+    if (spec.holderKills) {
+      nemeses.push(
+        loop(signal, rng.fork(), [700, 1_800], async () => {
+          const victim = await firstHolder(running, signal);
+          if (victim) kill(victim, HOLDER_KILL, `holding, ${victim.openWants.size} waiting`);
+        }),
+      );
+    }
+    if (spec.waiterStops) {
+      const stopRng = rng.fork();
+      nemeses.push(
+        loop(signal, stopRng, [600, 1_600], async () => {
+          const victim = pickFrom(stopRng, waitingOnly());
+          if (!victim) return;
+          // Within the lease the places are kept; beyond it they pass and the line skips them.
+          const pauseMs = stopRng.chance(0.5) ? stopRng.int(100, 400) : stopRng.int(800, 1_500);
+          victim.stopped = true;
+          await faults.during(
+            WAITER_STOP,
+            victim.name,
+            async () => {
+              victim.process.pause();
+              await sleep(pauseMs);
+              if (victim.killedAt === undefined) victim.process.resume();
+            },
+            `${pauseMs} ms, ${victim.openWants.size} waiting`,
+          );
+          victim.stopped = false;
+        }),
+      );
+    }
+    if (spec.nodeFaults) nemeses.push(nodeFaults(cluster, faults, rng.fork(), signal));
+
+    await sleep(spec.budgetMs);
+    controller.abort();
+    const runEnd = sharedNow();
+    for (const result of await Promise.allSettled(nemeses)) {
+      if (result.status === 'rejected') problems.push(`nemesis: ${String((result.reason as Error)?.stack ?? result.reason)}`);
+    }
+    await Promise.all(replacements);
+    for (const spare of spares.splice(0)) await spare.catch(() => undefined);
+    const alive = all.filter((w) => w.killedAt === undefined);
+    await Promise.all(alive.map((w) => stopWorker(w, problems)));
+    progress.stop();
+    for (const worker of all) collector.closeKilled(worker);
+
+    const history: History = {
+      ops: collector.ops,
+      handovers: collector.handovers,
+      faults: faults.records(),
+      wants: collector.wants,
+    };
+    const check = checkHistory(history);
+    const run = { from: runStart, to: runEnd };
+    const outages = processOutages(history.faults);
+    const nodeWindows = nodeFaultWindows(history.faults);
+    const liveness: LineLiveness = {
+      healthy: measureLiveness(history, {
+        resource,
+        run,
+        outages,
+        excluded: nodeWindows.map((w) => ({ from: w.from, to: w.to + NODE_FAULT_SETTLE_MS })),
+      }),
+      quorumUp: measureLiveness(history, { resource, run, outages, excluded: withoutQuorum(nodeWindows, cluster.size) }),
+      boundMs: LIVENESS_BOUND_MS,
+    };
+    const timeBaseDeviationMs = Math.max(0, ...deviations);
+    if (timeBaseDeviationMs > MAX_TIME_BASE_DEVIATION_MS) {
+      problems.push(`time base: a worker's clock base is ${timeBaseDeviationMs.toFixed(3)} ms off ours; cross-process windows cannot be compared`);
+    }
+    const stats = alive.flatMap((w) => (w.stats ? [w.stats] : []));
+    const summary = summarize({
+      scenario: spec.name,
+      kind: 'safe',
+      rules: spec.rules,
+      seed,
+      budgetMs: spec.budgetMs,
+      clients: spec.processes * spec.lockersPerProcess * spec.waitersPerLocker,
+      processes: all.filter((w) => w.running).length,
+      history,
+      check,
+      timeBaseDeviationMs,
+      unexpectedErrors: [...problems, ...stats.flatMap((s) => s.unexpected), ...alive.flatMap((w) => w.unhandled)],
+      liveness: {
+        longestMs: liveness.healthy.longestMs,
+        boundMs: LIVENESS_BOUND_MS,
+        limitMs: LIVENESS_LIMIT_MS,
+        coveredMs: liveness.healthy.coveredMs,
+        losses: liveness.healthy.losses,
+        ...(spec.nodeFaults ? { quorumUpLongestMs: liveness.quorumUp.longestMs } : {}),
+      },
+    });
+    progress.done(summary);
+    return { summary, history, check, liveness, timeBaseDeviationMs, processesStarted: all.length };
+  } finally {
+    killAllWorkers();
+    await cluster.closeScenario();
+  }
+}
+
+/** Runs `step` after quiet times drawn from `spacing` until the signal aborts. */
+async function loop(signal: AbortSignal, rng: Rng, spacing: readonly [number, number], step: () => Promise<void>): Promise<void> {
+  while (!signal.aborted) {
+    await sleep(rng.int(spacing[0], spacing[1]), signal);
+    if (signal.aborted) return;
+    await step();
+  }
+}
+
+function pickFrom<T>(rng: Rng, items: readonly T[]): T | undefined {
+  return items.length === 0 ? undefined : rng.pick(items);
+}
+
+/** The first worker seen holding the lock within a second (holds are short: look often). */
+async function firstHolder(running: () => LineWorker[], signal: AbortSignal): Promise<LineWorker | undefined> {
+  const until = sharedNow() + 1_000;
+  while (!signal.aborted && sharedNow() < until) {
+    const holder = running().find((w) => w.held.size > 0);
+    if (holder) return holder;
+    await sleep(2);
+  }
+  return undefined;
+}
+
+async function stopWorker(worker: LineWorker, problems: string[]): Promise<void> {
+  if (worker.stopped) worker.process.resume();
+  worker.process.child.send({ type: 'stop' });
+  const exited = new Promise<void>((resolve) => {
+    if (worker.process.child.exitCode !== null) resolve();
+    else worker.process.child.once('exit', () => resolve());
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 30_000)));
+  const outcome = await Promise.race([Promise.all([worker.done, exited]), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') problems.push(`worker ${worker.name} did not stop within 30 s`);
+  else if (worker.process.child.exitCode !== 0) problems.push(`worker ${worker.name} exited with ${worker.process.child.exitCode ?? worker.process.child.signalCode}`);
+}
+
+/**
+ * kill -9 (restarted empty after more than the TTL) or SIGSTOP (for 1.5 TTL)
+ * one node, sometimes two, with quiet times between: a quorum always stays
+ * up, and there are healthy stretches to measure liveness in.
+ */
+async function nodeFaults(cluster: ChaosCluster, faults: FaultLog, rng: Rng, signal: AbortSignal): Promise<void> {
+  const ttlMs = LINE_LOCKER.ttlMs;
+  await loop(signal, rng, [1_200, 2_500], async () => {
+    const up = cluster.set.nodes.flatMap((node, i) => (node.isRunning && !node.isPaused ? [i] : []));
+    const victims = rng.sample(up, rng.chance(0.25) ? 2 : 1);
+    await Promise.all(
+      victims.map(async (i) => {
+        const node = cluster.set.node(i);
+        if (rng.chance(0.5)) {
+          const downMs = ttlMs + rng.int(100, 400);
+          // Not cut short by the end of the run: an early restart would break Redlock's assumption.
+          await faults.during(
+            NODE_KILL,
+            cluster.nodeName(i),
+            async () => {
+              await node.kill();
+              await sleep(downMs);
+              await node.restart({ empty: true });
+            },
+            `down ${downMs} ms, restarted empty`,
+          );
+        } else {
+          const pauseMs = Math.floor(ttlMs * 1.5);
+          await faults.during(
+            NODE_STOP,
+            cluster.nodeName(i),
+            async () => {
+              await node.pause();
+              await sleep(pauseMs);
+              await node.resume();
+            },
+            `${pauseMs} ms`,
+          );
+        }
+      }),
+    );
+  });
+}
+
+/** When each process could not act: SIGSTOPped, or killed (for good). */
+export function processOutages(faults: readonly FaultRecord[]): ProcessOutage[] {
+  return faults.flatMap((f) => {
+    if (f.kind === WAITER_KILL || f.kind === HOLDER_KILL) return [{ process: f.target, from: f.from, to: Infinity }];
+    if (f.kind === WAITER_STOP) return [{ process: f.target, from: f.from, to: f.to }];
+    return [];
+  });
+}
+
+/** When each node fault was active, with the node it hit. */
+export function nodeFaultWindows(faults: readonly FaultRecord[]): (Interval & { node: string })[] {
+  return faults.filter((f) => f.kind === NODE_KILL || f.kind === NODE_STOP).map((f) => ({ node: f.target, from: f.from, to: f.to }));
+}
+
+/** Windows in which fewer than a quorum of `nodes` were up (running and not stopped). */
+export function withoutQuorum(windows: readonly (Interval & { node: string })[], nodes: number): Interval[] {
+  const quorum = Math.floor(nodes / 2) + 1;
+  const edges = windows.flatMap((w) => [
+    { at: w.from, delta: 1 },
+    { at: w.to, delta: -1 },
+  ]);
+  // At equal times, ends first: a node back up at the instant another goes down never counts twice.
+  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const out: Interval[] = [];
+  let down = 0;
+  let since = 0;
+  for (const edge of edges) {
+    const before = down;
+    down += edge.delta;
+    if (before <= nodes - quorum && down > nodes - quorum) since = edge.at;
+    if (before > nodes - quorum && down <= nodes - quorum) out.push({ from: since, to: edge.at });
+  }
+  return merge(out);
+}
