@@ -61,6 +61,14 @@ export interface HandoverRecord {
   readonly fencingTokens?: readonly string[];
 }
 
+/** A release round going out (streamed before it is decided: see HistorySink.releasing). */
+export interface ReleaseIntent {
+  readonly client: string;
+  readonly value: string;
+  readonly resources: readonly string[];
+  readonly at: number;
+}
+
 /** A fault, active from `from` to `to` (equal for an instant, such as a clock jump). */
 export interface FaultRecord {
   readonly id: number;

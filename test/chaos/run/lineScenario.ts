@@ -5,8 +5,10 @@
  * lines. Meanwhile waiter processes are killed (-9) and SIGSTOPped while they
  * wait, holder processes are killed mid-hold, and (optionally) nodes are
  * killed and paused. A killed worker is replaced at once by a spare started
- * beforehand, so contention goes on. Every record streams to this process as
- * it happens (a killed worker sends nothing at the end).
+ * beforehand, so contention goes on. Every worker writes its records to a
+ * journal as they happen, synchronously (a killed worker sends nothing at the
+ * end); its IPC messages give this process a live view of who holds and who
+ * waits, for the fault injectors.
  *
  * The history is checked for overlaps (check/checker.ts) and measured for
  * liveness (check/liveness.ts): the longest time the resource sat free while
@@ -16,13 +18,16 @@
  * over all time a quorum of nodes was up (reported: a node fault's own
  * effects on the lines come on top of the bound there).
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_OPTIONS } from '../../../src/index.js';
 import { LEASE_MS } from '../../../src/wakeup/LinePosition.js';
 import { type CheckResult, checkHistory } from '../check/checker.js';
 import { type Interval, type LivenessResult, measureLiveness, merge, type ProcessOutage } from '../check/liveness.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { sharedNow } from '../history/timeBase.js';
-import type { FaultRecord, HandoverRecord, History, OpRecord, WantEnd, WantRecord } from '../history/types.js';
+import type { FaultRecord, HandoverRecord, History, OpRecord, ReleaseIntent, WantEnd, WantRecord } from '../history/types.js';
 import type { FromWorker, LineWorkerConfig, LineWorkerStats } from '../worker/protocol.js';
 import { MAX_TIME_BASE_DEVIATION_MS } from './childScenario.js';
 import { killAllWorkers, WorkerProcess } from './childWorkers.js';
@@ -107,12 +112,13 @@ export interface LineScenarioOutcome {
   readonly processesStarted: number;
 }
 
-/** One worker process and what this process knows of it from its stream. */
+/** One worker process, and the live view of it its IPC messages give (for the fault injectors). */
 class LineWorker {
   readonly process: WorkerProcess;
-  /** Values this worker holds (handed over, not yet released) as far as the stream told. */
+  /** Values this worker holds (handed over, not yet released), as far as its messages told. */
   readonly held = new Set<string>();
-  readonly openWants = new Map<string, { client: string; resources: readonly string[]; from: number }>();
+  /** Its acquire() calls still outstanding. */
+  readonly waiting = new Set<string>();
   killedAt: number | undefined;
   stopped = false;
   running = false;
@@ -122,19 +128,35 @@ class LineWorker {
 
   constructor(
     readonly name: string,
-    collector: Collector,
+    readonly journal: string,
+    onHandover: () => void,
   ) {
     this.process = new WorkerProcess(name, LINE_WORKER);
     let resolveDone: () => void = () => undefined;
     this.done = new Promise((resolve) => (resolveDone = resolve));
     this.process.child.on('message', (message: FromWorker) => {
-      if (message.type === 'line-done') {
-        this.stats = message.stats;
-        this.unhandled = message.unhandled;
-        resolveDone();
-        return;
+      switch (message.type) {
+        case 'line-done':
+          this.stats = message.stats;
+          this.unhandled = message.unhandled;
+          resolveDone();
+          return;
+        case 'handover':
+          this.held.add(message.record.value);
+          onHandover();
+          return;
+        case 'op':
+          if (message.record.kind === 'release') this.held.delete(message.record.value);
+          return;
+        case 'want':
+          this.waiting.add(message.id);
+          return;
+        case 'wanted':
+          this.waiting.delete(message.id);
+          return;
+        default:
+          return;
       }
-      collector.receive(this, message);
     });
   }
 
@@ -143,44 +165,77 @@ class LineWorker {
   }
 }
 
-/** Everything the workers streamed, assembled into one history. */
+/** The workers' journals, assembled into one history. */
 class Collector {
   readonly ops: OpRecord[] = [];
   readonly handovers: HandoverRecord[] = [];
   readonly wants: WantRecord[] = [];
 
-  receive(worker: LineWorker, message: FromWorker): void {
-    switch (message.type) {
-      case 'op':
-        this.ops.push(message.record);
-        if (message.record.kind === 'release') worker.held.delete(message.record.value);
-        return;
-      case 'handover':
-        this.handovers.push(message.record);
-        worker.held.add(message.record.value);
-        return;
-      case 'want':
-        worker.openWants.set(message.id, { client: message.client, resources: message.resources, from: message.at });
-        return;
-      case 'wanted':
-        this.close(worker, message.id, message.at, message.end);
-        return;
-      default:
-        return;
+  constructor(private readonly nodes: number) {}
+
+  /** Reads one worker's journal (a kill -9 may have cut its last line short). */
+  readJournal(worker: LineWorker): void {
+    let text = '';
+    try {
+      text = readFileSync(worker.journal, 'utf8');
+    } catch {
+      return; // a spare that never prepared
     }
-  }
-
-  close(worker: LineWorker, id: string, at: number, end: WantEnd): void {
-    const open = worker.openWants.get(id);
-    if (open === undefined) return;
-    worker.openWants.delete(id);
-    this.wants.push({ id, client: open.client, process: worker.name, resources: open.resources, from: open.from, to: at, end });
-  }
-
-  /** Wants a killed worker never ended end at its kill (records it streamed before dying have arrived by now). */
-  closeKilled(worker: LineWorker): void {
-    if (worker.killedAt === undefined) return;
-    for (const id of [...worker.openWants.keys()]) this.close(worker, id, worker.killedAt, 'killed');
+    const openWants = new Map<string, { client: string; resources: readonly string[]; from: number }>();
+    const releasing = new Map<string, ReleaseIntent>();
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      let message: FromWorker;
+      try {
+        message = JSON.parse(line) as FromWorker;
+      } catch {
+        continue;
+      }
+      switch (message.type) {
+        case 'op':
+          this.ops.push(message.record);
+          if (message.record.kind === 'release') releasing.delete(message.record.value);
+          break;
+        case 'releasing':
+          releasing.set(message.record.value, message.record);
+          break;
+        case 'handover':
+          this.handovers.push(message.record);
+          break;
+        case 'want':
+          openWants.set(message.id, { client: message.client, resources: message.resources, from: message.at });
+          break;
+        case 'wanted': {
+          const open = openWants.get(message.id);
+          openWants.delete(message.id);
+          if (open) this.wants.push({ id: message.id, ...open, process: worker.name, to: message.at, end: message.end });
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    const killedAt = worker.killedAt;
+    if (killedAt === undefined) return;
+    // What the kill cut short: its outstanding wants end there, and a release
+    // it sent but never saw decided counts as invoked when it was sent (the
+    // holder let go then; the outcome is unknown, so no node outcomes: the
+    // keys may still be there, and then expire by their TTL).
+    for (const [id, open] of openWants) this.wants.push({ id, ...open, process: worker.name, to: killedAt, end: 'killed' });
+    for (const intent of releasing.values()) {
+      this.ops.push({
+        id: `${intent.client}#release-cut-by-kill-${intent.value.slice(0, 8)}`,
+        client: intent.client,
+        kind: 'release',
+        resources: intent.resources,
+        value: intent.value,
+        quorum: Math.floor(this.nodes / 2) + 1,
+        invokedAt: intent.at,
+        completedAt: killedAt,
+        result: 'ok',
+        nodes: [],
+      });
+    }
   }
 }
 
@@ -189,14 +244,16 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
   const rng = new Rng(seed);
   const [resource] = resourcesFor(spec.name, 1) as [string];
   const faults = new FaultLog();
-  const collector = new Collector();
+  let handedOver = 0;
+  const journals = mkdtempSync(join(tmpdir(), 'quorumlock-line-'));
   const all: LineWorker[] = [];
   const deviations: number[] = [];
   const problems: string[] = [];
   let named = 0;
 
   const startWorker = async (): Promise<LineWorker> => {
-    const worker = new LineWorker(`w${named++}`, collector);
+    const name = `w${named++}`;
+    const worker = new LineWorker(name, join(journals, `${name}.jsonl`), () => (handedOver += 1));
     all.push(worker);
     const lockers = [];
     for (let i = 0; i < spec.lockersPerProcess; i++) {
@@ -205,6 +262,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     }
     const config: LineWorkerConfig = {
       name: worker.name,
+      journal: worker.journal,
       seed: Math.floor(rng.next() * 2 ** 32),
       lockers,
       waitersPerLocker: spec.waitersPerLocker,
@@ -253,7 +311,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
 
     const controller = new AbortController();
     const signal = controller.signal;
-    const progress = new Progress(spec.name, spec.budgetMs, () => collector.handovers.length);
+    const progress = new Progress(spec.name, spec.budgetMs, () => handedOver);
     const runStart = sharedNow();
     for (const worker of first) go(worker);
 
@@ -277,14 +335,14 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     };
     const running = (): LineWorker[] => all.filter((w) => w.canAct);
     // Waiters in line, not holding: the victims the wait lines must survive.
-    const waitingOnly = (): LineWorker[] => running().filter((w) => w.openWants.size > 0 && w.held.size === 0);
+    const waitingOnly = (): LineWorker[] => running().filter((w) => w.waiting.size > 0 && w.held.size === 0);
 
     const nemeses: Promise<void>[] = [];
     if (spec.waiterKills) {
       nemeses.push(
         loop(signal, rng.fork(), [500, 1_500], async () => {
           const victim = pickFrom(rng, waitingOnly());
-          if (victim) kill(victim, WAITER_KILL, `${victim.openWants.size} waiting`);
+          if (victim) kill(victim, WAITER_KILL, `${victim.waiting.size} waiting`);
         }),
       );
     }
@@ -292,7 +350,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       nemeses.push(
         loop(signal, rng.fork(), [700, 1_800], async () => {
           const victim = await firstHolder(running, signal);
-          if (victim) kill(victim, HOLDER_KILL, `holding, ${victim.openWants.size} waiting`);
+          if (victim) kill(victim, HOLDER_KILL, `holding, ${victim.waiting.size - victim.held.size} waiting`);
         }),
       );
     }
@@ -313,7 +371,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
               await sleep(pauseMs);
               if (victim.killedAt === undefined) victim.process.resume();
             },
-            `${pauseMs} ms, ${victim.openWants.size} waiting`,
+            `${pauseMs} ms, ${victim.waiting.size} waiting`,
           );
           victim.stopped = false;
         }),
@@ -332,7 +390,8 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     const alive = all.filter((w) => w.killedAt === undefined);
     await Promise.all(alive.map((w) => stopWorker(w, problems)));
     progress.stop();
-    for (const worker of all) collector.closeKilled(worker);
+    const collector = new Collector(cluster.size);
+    for (const worker of all) collector.readJournal(worker);
 
     const history: History = {
       ops: collector.ops,
@@ -385,13 +444,22 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
   } finally {
     killAllWorkers();
     await cluster.closeScenario();
+    rmSync(journals, { recursive: true, force: true });
   }
 }
 
-/** Runs `step` after quiet times drawn from `spacing` until the signal aborts. */
-async function loop(signal: AbortSignal, rng: Rng, spacing: readonly [number, number], step: () => Promise<void>): Promise<void> {
+/** Runs `step` after quiet times drawn from `spacing` (the first from `first`) until the signal aborts. */
+async function loop(
+  signal: AbortSignal,
+  rng: Rng,
+  spacing: readonly [number, number],
+  step: () => Promise<void>,
+  first: readonly [number, number] = spacing,
+): Promise<void> {
+  let quiet = first;
   while (!signal.aborted) {
-    await sleep(rng.int(spacing[0], spacing[1]), signal);
+    await sleep(rng.int(quiet[0], quiet[1]), signal);
+    quiet = spacing;
     if (signal.aborted) return;
     await step();
   }
@@ -434,7 +502,8 @@ async function stopWorker(worker: LineWorker, problems: string[]): Promise<void>
  */
 async function nodeFaults(cluster: ChaosCluster, faults: FaultLog, rng: Rng, signal: AbortSignal): Promise<void> {
   const ttlMs = LINE_LOCKER.ttlMs;
-  await loop(signal, rng, [1_200, 2_500], async () => {
+  // The first soon, so that the short budget of `npm test` sees one too.
+  const step = async (): Promise<void> => {
     const up = cluster.set.nodes.flatMap((node, i) => (node.isRunning && !node.isPaused ? [i] : []));
     const victims = rng.sample(up, rng.chance(0.25) ? 2 : 1);
     await Promise.all(
@@ -468,7 +537,8 @@ async function nodeFaults(cluster: ChaosCluster, faults: FaultLog, rng: Rng, sig
         }
       }),
     );
-  });
+  };
+  await loop(signal, rng, [1_200, 2_500], step, [200, 600]);
 }
 
 /** When each process could not act: SIGSTOPped, or killed (for good). */

@@ -6,26 +6,43 @@
  * process's line and the nodes' wait lines, which is what the wait-line
  * scenario kills and stops them in.
  *
- * Every record is sent to the parent the moment it exists (the parent may
- * kill -9 this process at any time, and a killed worker sends no history):
- * rounds, handovers, and each acquire() call's want, from the call to its
- * outcome. Started by run/lineScenario.ts as
+ * Every record is written to this worker's journal file the moment it
+ * exists (the parent may kill -9 this process at any time, and a killed
+ * worker sends no history), and sent to the parent for its live view:
+ * rounds, releases going out, handovers, and each acquire() call's want,
+ * from the call to its outcome. Started by run/lineScenario.ts as
  *   node --import tsx --import ./scripts/register-lua.mjs test/chaos/worker/lineWorker.ts
  * then 'prepare' (connect, answer 'ready'), 'ping's for the time base, 'go'
  * (the waiters start), 'stop' (they stop, 'line-done', the process exits).
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { ErrorCode, isQuorumLockError } from '../../../src/index.js';
 import { defaultClientOptions } from '../../support/harness.js';
 import { type HistorySink, ObservedRedlock } from '../history/ObservedRedlock.js';
 import { sharedNow } from '../history/timeBase.js';
-import type { HandoverRecord, OpRecord, WantEnd } from '../history/types.js';
+import type { HandoverRecord, OpRecord, ReleaseIntent, WantEnd } from '../history/types.js';
 import { Rng } from '../run/rng.js';
 import { sleep } from '../run/sleep.js';
 import type { FromWorker, LineWorkerConfig, ToWorker } from './protocol.js';
 
 function send(message: FromWorker): void {
   process.send?.(message);
+}
+
+/** The journal's file descriptor, once 'prepare' named it. */
+let journal: number | undefined;
+
+/**
+ * A record goes to the journal first, synchronously: once the call it
+ * precedes has begun (a release request sent, a lock handed to its caller),
+ * a kill -9 can no longer lose it, as it could an IPC message still queued
+ * in this process. The IPC copy keeps the parent's live view (who holds,
+ * who waits) for its fault injectors.
+ */
+function record(message: FromWorker): void {
+  if (journal !== undefined) writeSync(journal, `${JSON.stringify(message)}\n`);
+  send(message);
 }
 
 let finished = false;
@@ -40,8 +57,9 @@ process.on('unhandledRejection', (reason) => {
 });
 
 const streamed: HistorySink = {
-  op: (record: OpRecord) => send({ type: 'op', record }),
-  handover: (record: HandoverRecord) => send({ type: 'handover', record }),
+  op: (op: OpRecord) => record({ type: 'op', record: op }),
+  handover: (handover: HandoverRecord) => record({ type: 'handover', record: handover }),
+  releasing: (intent: ReleaseIntent) => record({ type: 'releasing', record: intent }),
 };
 
 const EXPECTED_GIVE_UP: ReadonlySet<string> = new Set([
@@ -89,6 +107,7 @@ function fail(error: unknown): void {
 }
 
 async function prepare(config: LineWorkerConfig): Promise<Prepared> {
+  journal = openSync(config.journal, 'a');
   const clients: Redis[] = [];
   const lockers = config.lockers.map((endpoints, i) => {
     const own = endpoints.map(({ host, port }) => {
@@ -129,12 +148,12 @@ async function waiter(locker: ObservedRedlock, client: string, label: string, co
   while (!stop.signal.aborted) {
     const id = `${label}~${++seq}`;
     const acquireTimeoutMs = rng.chance(config.impatientChance) ? config.impatientTimeoutMs : config.acquireTimeoutMs;
-    send({ type: 'want', id, client, resources: [config.resource], at: sharedNow() });
+    record({ type: 'want', id, client, resources: [config.resource], at: sharedNow() });
     let end: WantEnd = 'gave-up';
     try {
       const lock = await locker.acquire(config.resource, config.ttlMs, { acquireTimeoutMs, signal: stop.signal });
       end = 'acquired';
-      send({ type: 'wanted', id, at: sharedNow(), end });
+      record({ type: 'wanted', id, at: sharedNow(), end });
       counts.acquired += 1;
       const holdMs = rng.chance(config.longHoldChance) ? rng.int(config.longHoldMs[0], config.longHoldMs[1]) : rng.int(0, config.shortHoldMs);
       // Not cut short by the stop: a hold ends with its release, as a caller's would.
@@ -142,7 +161,7 @@ async function waiter(locker: ObservedRedlock, client: string, label: string, co
       await lock.release();
     } catch (error) {
       if (end === 'acquired') throw error;
-      send({ type: 'wanted', id, at: sharedNow(), end });
+      record({ type: 'wanted', id, at: sharedNow(), end });
       const code = isQuorumLockError(error) ? error.code : undefined;
       if (code !== undefined && EXPECTED_GIVE_UP.has(code)) counts.gaveUp[code] = (counts.gaveUp[code] ?? 0) + 1;
       else counts.unexpected.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
@@ -152,6 +171,8 @@ async function waiter(locker: ObservedRedlock, client: string, label: string, co
 
 async function finish(prepared: Prepared | undefined, counts: Counts | undefined): Promise<void> {
   for (const client of prepared?.clients ?? []) client.disconnect();
+  if (journal !== undefined) closeSync(journal);
+  journal = undefined;
   // The library's idle wake-up connections close 500 ms after their last waiter.
   await sleep(600);
   await new Promise<void>((resolve, reject) => {

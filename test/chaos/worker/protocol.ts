@@ -2,7 +2,7 @@
  * Messages between the chaos test (parent) and a worker process, over the
  * child's IPC channel. Records are plain JSON (history/types.ts).
  */
-import type { FaultRecord, HandoverRecord, OpRecord, WantEnd } from '../history/types.js';
+import type { FaultRecord, HandoverRecord, OpRecord, ReleaseIntent, WantEnd } from '../history/types.js';
 import type { LockerSettings } from '../run/scenario.js';
 import type { ClientStats, WorkloadConfig } from '../run/workload.js';
 
@@ -24,6 +24,8 @@ export interface WorkerConfig {
  */
 export interface LineWorkerConfig {
   readonly name: string;
+  /** File the worker appends its records to (JSON lines), synchronously: what a kill -9 cannot lose. */
+  readonly journal: string;
   readonly seed: number;
   /** One list of node endpoints per locker; each locker runs `waitersPerLocker` waiters. */
   readonly lockers: readonly (readonly { host: string; port: number; nodeName: string }[])[];
@@ -59,9 +61,10 @@ export type ToWorker =
 
 export type FromWorker =
   | { readonly type: 'ready' }
-  // A wait-line worker streams its records as they happen: a worker killed with -9 sends no history at the end.
+  // A wait-line worker's records, as they happen (its journal has the same): a worker killed with -9 sends no history at the end.
   | { readonly type: 'op'; readonly record: OpRecord }
   | { readonly type: 'handover'; readonly record: HandoverRecord }
+  | { readonly type: 'releasing'; readonly record: ReleaseIntent }
   | { readonly type: 'want'; readonly id: string; readonly client: string; readonly resources: readonly string[]; readonly at: number }
   | { readonly type: 'wanted'; readonly id: string; readonly at: number; readonly end: WantEnd }
   | { readonly type: 'line-done'; readonly stats: LineWorkerStats; readonly unhandled: readonly string[] }
