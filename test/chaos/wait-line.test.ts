@@ -36,7 +36,9 @@ function expectSafeAndLive(name: string, outcome: LineScenarioOutcome): void {
       `(quorum up: ${quorumUp.longestMs.toFixed(0)} ms), ${healthy.losses} waiter losses, ${outcome.processesStarted} processes, ` +
       `longest stretch ${JSON.stringify(healthy.longest)}`,
   );
-  if (!outcome.summary.passed) console.error(`[chaos] history saved to ${file.report.saveHistory(name, outcome.history)}`);
+  if (!outcome.summary.passed || process.env['CHAOS_KEEP_HISTORY'] === '1') {
+    console.error(`[chaos] history saved to ${file.report.saveHistory(name, outcome.history)}`);
+  }
   expect(outcome.timeBaseDeviationMs).toBeLessThanOrEqual(MAX_TIME_BASE_DEVIATION_MS);
   expect(formatFindings(outcome.check, outcome.history)).toBe('');
   expect(outcome.summary.unexpectedErrors).toEqual([]);

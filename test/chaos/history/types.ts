@@ -87,6 +87,8 @@ export interface History {
   readonly faults: readonly FaultRecord[];
   /** Scenarios that measure liveness: every acquire() call's wish for the lock. */
   readonly wants?: readonly WantRecord[];
+  /** Wait-line scenarios: what the nodes had, when it changed. */
+  readonly snapshots?: readonly NodeSnapshot[];
 }
 
 /** How a want ended: the caller got the lock, acquire() rejected, or its process was killed. */
@@ -109,4 +111,24 @@ export interface WantRecord {
   readonly from: number;
   readonly to: number;
   readonly end: WantEnd;
+}
+
+/**
+ * What one node had for a resource at one moment (wait-line scenarios sample
+ * every node, atomically per node, and keep a snapshot when it changed): the
+ * key, and its wait line with each place's ticket and lease. For reading a
+ * finding, never for judging one.
+ */
+export interface NodeSnapshot {
+  readonly node: string;
+  /** When the reply arrived, on the shared time base. */
+  readonly at: number;
+  /** The key's value (a trailing '!' marks it), or null when free. */
+  readonly value: string | null;
+  /** The key's remaining TTL in ms (PTTL). */
+  readonly pttlMs: number;
+  /** The line, head first: value and ticket. */
+  readonly line: readonly (readonly [string, string])[];
+  /** Each place's lease, as ms left on the node's clock (negative: passed, not yet dropped). */
+  readonly leaseLeftMs: readonly (readonly [string, number])[];
 }

@@ -32,6 +32,7 @@ import type { FromWorker, LineWorkerConfig, LineWorkerStats } from '../worker/pr
 import { MAX_TIME_BASE_DEVIATION_MS } from './childScenario.js';
 import { killAllWorkers, WorkerProcess } from './childWorkers.js';
 import type { ChaosCluster } from './cluster.js';
+import { LineSnapshots } from './lineSnapshots.js';
 import { Progress } from './progress.js';
 import { Rng, seedFromEnv } from './rng.js';
 import { resourcesFor } from './scenario.js';
@@ -292,46 +293,51 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     return worker;
   };
 
-  const spares: Promise<LineWorker>[] = [];
+  // Spares ready to go, and those still starting (a busy machine takes seconds to start one).
+  const spares: LineWorker[] = [];
+  const starting = new Set<Promise<void>>();
   const addSpare = (): void => {
-    const spare = startWorker();
-    // Reported when it is needed; a rejection left alone until then is not unhandled.
-    spare.catch(() => undefined);
-    spares.push(spare);
+    const started = startWorker().then(
+      (worker) => void spares.push(worker),
+      (error: unknown) => void problems.push(`spare worker: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    starting.add(started);
+    void started.then(() => starting.delete(started));
   };
   const go = (worker: LineWorker): void => {
     worker.running = true;
     worker.process.child.send({ type: 'go' });
   };
 
+  let sampler: LineSnapshots | undefined;
   try {
     const first = await Promise.all(Array.from({ length: spec.processes }, () => startWorker()));
     for (let i = 0; i < spec.spares; i++) addSpare();
-    await Promise.all(spares);
+    await Promise.all(starting);
 
     const controller = new AbortController();
     const signal = controller.signal;
     const progress = new Progress(spec.name, spec.budgetMs, () => handedOver);
+    sampler = new LineSnapshots(cluster, resource);
+    sampler.start();
     const runStart = sharedNow();
     for (const worker of first) go(worker);
 
-    const replace = async (): Promise<void> => {
-      const next = spares.shift();
-      addSpare();
-      if (next === undefined) return;
-      try {
-        const worker = await next;
-        if (!signal.aborted) go(worker);
-      } catch (error) {
-        problems.push(`spare worker: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    };
-    const replacements: Promise<void>[] = [];
-    const kill = (worker: LineWorker, kind: string, detail: string): void => {
-      worker.killedAt = sharedNow();
+    /**
+     * Kills `worker` and puts a ready spare in its place. Only with a spare
+     * ready: otherwise contention would dwindle as kills outpace starts, and
+     * the run would measure idle processes instead of wait lines.
+     */
+    const kill = (worker: LineWorker, kind: string, detail: string): boolean => {
+      const spare = spares.shift();
+      if (spare === undefined) return false;
       faults.instant(kind, worker.name, detail);
+      // After the fault's time: its outstanding wants end at (not before) the loss they are part of.
+      worker.killedAt = sharedNow();
       worker.process.kill();
-      replacements.push(replace());
+      go(spare);
+      addSpare();
+      return true;
     };
     const running = (): LineWorker[] => all.filter((w) => w.canAct);
     // Waiters in line, not holding: the victims the wait lines must survive.
@@ -339,9 +345,10 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
 
     const nemeses: Promise<void>[] = [];
     if (spec.waiterKills) {
+      const killRng = rng.fork();
       nemeses.push(
-        loop(signal, rng.fork(), [500, 1_500], async () => {
-          const victim = pickFrom(rng, waitingOnly());
+        loop(signal, killRng, [500, 1_500], async () => {
+          const victim = pickFrom(killRng, waitingOnly());
           if (victim) kill(victim, WAITER_KILL, `${victim.waiting.size} waiting`);
         }),
       );
@@ -385,10 +392,10 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     for (const result of await Promise.allSettled(nemeses)) {
       if (result.status === 'rejected') problems.push(`nemesis: ${String((result.reason as Error)?.stack ?? result.reason)}`);
     }
-    await Promise.all(replacements);
-    for (const spare of spares.splice(0)) await spare.catch(() => undefined);
+    while (starting.size > 0) await Promise.all(starting);
     const alive = all.filter((w) => w.killedAt === undefined);
     await Promise.all(alive.map((w) => stopWorker(w, problems)));
+    const snapshots = await sampler.stop();
     progress.stop();
     const collector = new Collector(cluster.size);
     for (const worker of all) collector.readJournal(worker);
@@ -398,6 +405,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       handovers: collector.handovers,
       faults: faults.records(),
       wants: collector.wants,
+      snapshots,
     };
     const check = checkHistory(history);
     const run = { from: runStart, to: runEnd };
@@ -442,6 +450,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     progress.done(summary);
     return { summary, history, check, liveness, timeBaseDeviationMs, processesStarted: all.length };
   } finally {
+    await sampler?.stop();
     killAllWorkers();
     await cluster.closeScenario();
     rmSync(journals, { recursive: true, force: true });
