@@ -9,11 +9,18 @@
  * measured, and check/liveness.ts for the exact definition.
  */
 import { describe, expect, it } from 'vitest';
-import { formatFindings } from './check/report.js';
+import type { Lock, Locker } from '../../src/index.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { formatFindings, formatOverlap } from './check/report.js';
 import { budgetMs, scenarioTimeoutMs } from './run/budget.js';
 import { chaosFile } from './run/chaosFile.js';
 import { MAX_TIME_BASE_DEVIATION_MS } from './run/childScenario.js';
+import { CheatingRedlock, type HandoffCheat } from './run/cheatingLocker.js';
+import type { ChaosCluster } from './run/cluster.js';
+import { runControl } from './run/control.js';
 import { LIVENESS_LIMIT_MS, type LineScenarioOutcome, type LineScenarioSpec, runLineScenario } from './run/lineScenario.js';
+import { waitReady } from './run/scenario.js';
+import { sleep } from './run/sleep.js';
 
 const budget = budgetMs();
 const file = chaosFile(import.meta.filename);
@@ -70,4 +77,91 @@ describe('chaos: wait lines across processes', () => {
     },
     scenarioTimeoutMs(budget, 30_000),
   );
+});
+
+/** Resolves once every node has somebody in the resource's wait line. */
+async function untilInLineEverywhere(cluster: ChaosCluster, resource: string): Promise<void> {
+  const [line] = lineKeysFor(resource);
+  const admins = cluster.set.nodes.map((_, i) => cluster.admin(i));
+  await waitReady(admins);
+  for (let tries = 0; tries < 500; tries++) {
+    const sizes = await Promise.all(admins.map((admin) => admin.zcard(line)));
+    if (sizes.every((n) => n > 0)) return;
+    await sleep(5);
+  }
+  throw new Error(`nobody joined the wait line of ${resource} on every node`);
+}
+
+/** A plain attempt every few ms: takes the key the moment it is free (a reservation expired). */
+async function takeOnceFree(locker: Locker, resource: string, withinMs: number): Promise<Lock> {
+  const until = performance.now() + withinMs;
+  while (performance.now() < until) {
+    const lock = await locker.tryAcquire(resource, 1_000);
+    if (lock) return lock;
+    await sleep(5);
+  }
+  throw new Error(`${resource} was not free within ${withinMs} ms`);
+}
+
+/**
+ * A holds the key; B (the cheater) waits in the Redis line; A releases, so
+ * the release script reserves the key for B and announces it with B's value;
+ * B records the grant it made up; C takes the key the moment the reservation
+ * expires, while B still believes it holds it.
+ */
+async function expectHandoffCheatCaught(cheat: HandoffCheat, earLatencyMs: number): Promise<void> {
+  const name = `neg-handoff-${cheat}`;
+  let cheater: CheatingRedlock | undefined;
+  const outcome = await runControl(
+    file.cluster(),
+    {
+      name,
+      rules: [2],
+      lockers: 3,
+      makeLocker: async ({ index, cluster, clients, options, observer }) => {
+        if (index !== 1) return undefined;
+        const earLinks = await cluster.openLinks();
+        for (const proxy of earLinks.proxies) proxy.latencyMs = earLatencyMs;
+        const ears = cluster.clientsThrough(earLinks);
+        await waitReady(ears);
+        cheater = new CheatingRedlock(clients, options, observer, cheat, ears);
+        return cheater;
+      },
+    },
+    async ({ cluster, lockers, resource }) => {
+      const [a, b, c] = lockers as readonly Locker[] as [Locker, Locker, Locker];
+      try {
+        await cheater?.listen(resource);
+        const lockA = await a.acquire(resource, 2_000);
+        const pendingB = b.acquire(resource, 3_000, { acquireTimeoutMs: 5_000 });
+        await untilInLineEverywhere(cluster, resource);
+        await lockA.release();
+        const lockB = await pendingB;
+        const lockC = await takeOnceFree(c, resource, 3_000);
+        await sleep(50);
+        await lockC.release();
+        await lockB.release();
+      } finally {
+        cheater?.close();
+      }
+    },
+  );
+  file.report.add(outcome.summary);
+  const path = file.report.saveHistory(name, outcome.history);
+  expect(outcome.summary.unexpectedErrors).toEqual([]);
+  expect(outcome.check.overlaps.length, `the checker missed the overlap (history: ${path})`).toBeGreaterThan(0);
+  const [overlap] = outcome.check.overlaps;
+  console.log(`[chaos] ${name}: caught as expected\n${formatOverlap(overlap!, outcome.history)}`);
+  // The cheater's grant is the first window, the honest one after the reservation the second.
+  expect(overlap?.first.client).toBe('B');
+  expect(overlap?.second.client).toBe('C');
+  expect(outcome.summary.passed).toBe(true);
+}
+
+describe('chaos negative controls: a handoff that skips the validity rule is caught', () => {
+  it('reports an overlap when a waiter takes its 600 ms reservation for a grant of its full TTL, unclaimed', () =>
+    expectHandoffCheatCaught('reservation-as-grant', 0));
+
+  it('reports an overlap when a waiter counts the reservation from when it heard the handoff, not from before it started', () =>
+    expectHandoffCheatCaught('validity-from-hearing', 150));
 });

@@ -81,7 +81,22 @@ export class ObservedRedlock extends Redlock {
     position: LinePosition | undefined,
     connectWait: ConnectWait,
   ): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, position, connectWait));
+    return this.#observe('acquire', keys, value, ttlMs, () => this.acquireRound(keys, value, ttlMs, position, connectWait));
+  }
+
+  /**
+   * The acquire round itself: the library's. Only a negative control's
+   * locker overrides it (run/cheatingLocker.ts), to break a rule on purpose
+   * and show the checker catches the grant it then records.
+   */
+  protected acquireRound(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    return super.acquireOnNodes(keys, value, ttlMs, position, connectWait);
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
