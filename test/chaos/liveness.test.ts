@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LivenessOptions, measureLiveness, merge, subtract } from './check/liveness.js';
+import { type LivenessOptions, measureLiveness, merge, subtract, withoutQuorum } from './check/liveness.js';
 import type { History, OpRecord, WantRecord } from './history/types.js';
 
 const FIVE_OK = ['n0', 'n1', 'n2', 'n3', 'n4'].map((node) => ({ node, status: 'ok' as const, ms: 1 }));
@@ -94,5 +94,21 @@ describe('liveness figure', () => {
       { from: 1, to: 2 },
       { from: 3, to: 8 },
     ]);
+  });
+
+  it('finds the windows without a quorum of nodes up', () => {
+    const down = [
+      { from: 0, to: 100 },
+      { from: 50, to: 200 },
+      { from: 80, to: 120 },
+      { from: 150, to: 300 },
+      { from: 190, to: 210 },
+    ];
+    // 5 nodes: no quorum with 3 down, at 80..100 and 190..200.
+    expect(withoutQuorum(down, 5)).toEqual([
+      { from: 80, to: 100 },
+      { from: 190, to: 200 },
+    ]);
+    expect(withoutQuorum(down.slice(0, 2), 5)).toEqual([]);
   });
 });

@@ -161,3 +161,24 @@ function intersect(a: readonly Interval[], b: readonly Interval[]): Interval[] {
   }
   return out;
 }
+
+/** From the windows in which single nodes were down or stopped: those in which fewer than a quorum of `nodes` were up. */
+export function withoutQuorum(windows: readonly Interval[], nodes: number): Interval[] {
+  const quorum = Math.floor(nodes / 2) + 1;
+  const edges = windows.flatMap((w) => [
+    { at: w.from, delta: 1 },
+    { at: w.to, delta: -1 },
+  ]);
+  // At equal times, ends first: a node back up at the instant another goes down never counts twice.
+  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const out: Interval[] = [];
+  let down = 0;
+  let since = 0;
+  for (const edge of edges) {
+    const before = down;
+    down += edge.delta;
+    if (before <= nodes - quorum && down > nodes - quorum) since = edge.at;
+    if (before > nodes - quorum && down <= nodes - quorum) out.push({ from: since, to: edge.at });
+  }
+  return merge(out);
+}

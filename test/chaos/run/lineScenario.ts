@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { DEFAULT_OPTIONS } from '../../../src/index.js';
 import { LEASE_MS } from '../../../src/wakeup/LinePosition.js';
 import { type CheckResult, checkHistory } from '../check/checker.js';
-import { type Interval, type LivenessResult, measureLiveness, merge, type ProcessOutage } from '../check/liveness.js';
+import { type Interval, type LivenessResult, measureLiveness, type ProcessOutage, withoutQuorum } from '../check/liveness.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { sharedNow } from '../history/timeBase.js';
 import type { FaultRecord, HandoverRecord, History, OpRecord, ReleaseIntent, WantEnd, WantRecord } from '../history/types.js';
@@ -583,25 +583,4 @@ export function processOutages(faults: readonly FaultRecord[]): ProcessOutage[] 
 /** When each node fault was active, with the node it hit. */
 export function nodeFaultWindows(faults: readonly FaultRecord[]): (Interval & { node: string })[] {
   return faults.filter((f) => f.kind === NODE_KILL || f.kind === NODE_STOP).map((f) => ({ node: f.target, from: f.from, to: f.to }));
-}
-
-/** Windows in which fewer than a quorum of `nodes` were up (running and not stopped). */
-export function withoutQuorum(windows: readonly (Interval & { node: string })[], nodes: number): Interval[] {
-  const quorum = Math.floor(nodes / 2) + 1;
-  const edges = windows.flatMap((w) => [
-    { at: w.from, delta: 1 },
-    { at: w.to, delta: -1 },
-  ]);
-  // At equal times, ends first: a node back up at the instant another goes down never counts twice.
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  const out: Interval[] = [];
-  let down = 0;
-  let since = 0;
-  for (const edge of edges) {
-    const before = down;
-    down += edge.delta;
-    if (before <= nodes - quorum && down > nodes - quorum) since = edge.at;
-    if (before > nodes - quorum && down <= nodes - quorum) out.push({ from: since, to: edge.at });
-  }
-  return merge(out);
 }
