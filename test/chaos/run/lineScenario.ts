@@ -250,6 +250,9 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
   const [resource] = resourcesFor(spec.name, 1) as [string];
   const faults = new FaultLog();
   let handedOver = 0;
+  /** Processes spawned and not yet accepted (ready, time base checked); `closing` once the run is over. */
+  const starting = new Set<LineWorker>();
+  let closing = false;
   const journals = mkdtempSync(join(tmpdir(), 'quorumlock-line-'));
   const all: LineWorker[] = [];
   const deviations: number[] = [];
@@ -266,6 +269,11 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     for (let attempt = 1; ; attempt++) {
       const worker = await startProcess();
       const deviation = await worker.process.timeBaseDeviationMs();
+      starting.delete(worker);
+      if (closing) {
+        worker.process.kill();
+        throw new Error('the run is over');
+      }
       if (deviation <= MAX_TIME_BASE_DEVIATION_MS || attempt === 3) {
         deviations.push(deviation);
         all.push(worker);
@@ -278,6 +286,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
   const startProcess = async (): Promise<LineWorker> => {
     const name = `w${named++}`;
     const worker = new LineWorker(name, join(journals, `${name}.jsonl`), () => (handedOver += 1));
+    starting.add(worker);
     const lockers = [];
     for (let i = 0; i < spec.lockersPerProcess; i++) {
       const links = await cluster.openLinks();
@@ -316,14 +325,16 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
 
   // Spares ready to go, and those still starting (a busy machine takes seconds to start one).
   const spares: LineWorker[] = [];
-  const starting = new Set<Promise<void>>();
+  const spareStarts = new Set<Promise<void>>();
   const addSpare = (): void => {
     const started = startWorker().then(
       (worker) => void spares.push(worker),
-      (error: unknown) => void problems.push(`spare worker: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) => {
+        if (!closing) problems.push(`spare worker: ${error instanceof Error ? error.message : String(error)}`);
+      },
     );
-    starting.add(started);
-    void started.then(() => starting.delete(started));
+    spareStarts.add(started);
+    void started.then(() => spareStarts.delete(started));
   };
   const go = (worker: LineWorker): void => {
     worker.running = true;
@@ -334,7 +345,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
   try {
     const first = await Promise.all(Array.from({ length: spec.processes }, () => startWorker()));
     for (let i = 0; i < spec.spares; i++) addSpare();
-    await Promise.all(starting);
+    await Promise.all(spareStarts);
 
     const controller = new AbortController();
     const signal = controller.signal;
@@ -413,7 +424,10 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     for (const result of await Promise.allSettled(nemeses)) {
       if (result.status === 'rejected') problems.push(`nemesis: ${String((result.reason as Error)?.stack ?? result.reason)}`);
     }
-    while (starting.size > 0) await Promise.all(starting);
+    // Spares still starting would only make the stop wait: they have done nothing yet.
+    closing = true;
+    for (const worker of starting) worker.process.kill();
+    await Promise.all(spareStarts);
     const alive = all.filter((w) => w.killedAt === undefined);
     await Promise.all(alive.map((w) => stopWorker(w, problems)));
     const snapshots = await sampler.stop();
