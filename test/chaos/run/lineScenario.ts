@@ -384,46 +384,54 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     // Waiters in line, not holding: the victims the wait lines must survive.
     const waitingOnly = (): LineWorker[] => running().filter((w) => w.waiting.size > 0 && w.held.size === 0);
 
+    const stop = async (victim: LineWorker, pauseMs: number): Promise<void> => {
+      victim.stopped = true;
+      await faults.during(
+        WAITER_STOP,
+        victim.name,
+        async () => {
+          victim.process.pause();
+          await sleep(pauseMs);
+          if (victim.killedAt === undefined) victim.process.resume();
+        },
+        `${pauseMs} ms, ${victim.waiting.size} waiting`,
+      );
+      victim.stopped = false;
+    };
+    const processRng = rng.fork();
+    // In turns from a random start, so that a run of a few faults sees every kind.
+    const kinds = processRng.sample(
+      [...(spec.waiterKills ? ['waiterKill'] : []), ...(spec.holderKills ? ['holderKill'] : []), ...(spec.waiterStops ? ['waiterStop'] : [])],
+      3,
+    );
+    let turn = 0;
     const nemeses: Promise<void>[] = [];
-    if (spec.waiterKills) {
-      const killRng = rng.fork();
-      nemeses.push(
-        loop(signal, killRng, [500, 1_500], async () => {
-          const victim = pickFrom(killRng, waitingOnly());
-          if (victim) kill(victim, WAITER_KILL, `${victim.waiting.size} waiting`);
-        }),
-      );
-    }
-    if (spec.holderKills) {
-      nemeses.push(
-        loop(signal, rng.fork(), [700, 1_800], async () => {
-          const victim = await firstHolder(running, signal);
-          if (victim) kill(victim, HOLDER_KILL, `holding, ${victim.waiting.size - victim.held.size} waiting`);
-        }),
-      );
-    }
-    if (spec.waiterStops) {
-      const stopRng = rng.fork();
-      nemeses.push(
-        loop(signal, stopRng, [600, 1_600], async () => {
-          const victim = pickFrom(stopRng, waitingOnly());
-          if (!victim) return;
-          // Within the lease the places are kept; beyond it they pass and the line skips them.
-          const pauseMs = stopRng.chance(0.5) ? stopRng.int(100, 400) : stopRng.int(800, 1_500);
-          victim.stopped = true;
-          await faults.during(
-            WAITER_STOP,
-            victim.name,
-            async () => {
-              victim.process.pause();
-              await sleep(pauseMs);
-              if (victim.killedAt === undefined) victim.process.resume();
-            },
-            `${pauseMs} ms, ${victim.waiting.size} waiting`,
-          );
-          victim.stopped = false;
-        }),
-      );
+    // One process fault at a time, each followed by more quiet than the bound:
+    // the line must recover from each loss on its own, and the liveness figure
+    // (measured from the last loss) keeps its teeth. Faults every few hundred
+    // ms would restart its measurement so often that a stall would hide.
+    if (kinds.length > 0) {
+      const step = async (): Promise<void> => {
+        switch (kinds[turn++ % kinds.length]) {
+          case 'waiterKill': {
+            const victim = pickFrom(processRng, waitingOnly());
+            if (victim) kill(victim, WAITER_KILL, `${victim.waiting.size} waiting`);
+            return;
+          }
+          case 'holderKill': {
+            const victim = await firstHolder(running, signal);
+            if (victim) kill(victim, HOLDER_KILL, `holding, ${victim.waiting.size - victim.held.size} waiting`);
+            return;
+          }
+          default: {
+            const victim = pickFrom(processRng, waitingOnly());
+            // Within the lease the places are kept; beyond it they pass and the line skips them.
+            if (victim) await stop(victim, processRng.chance(0.5) ? processRng.int(100, 400) : processRng.int(800, 1_500));
+            return;
+          }
+        }
+      };
+      nemeses.push(loop(signal, processRng, [1_200, 2_500], step, [300, 800]));
     }
     if (spec.nodeFaults) nemeses.push(nodeFaults(cluster, faults, rng.fork(), signal));
 
