@@ -496,7 +496,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
         limitMs: LIVENESS_LIMIT_MS,
         coveredMs: liveness.healthy.coveredMs,
         losses: liveness.healthy.losses,
-        ...(spec.nodeFaults ? { quorumUpLongestMs: liveness.quorumUp.longestMs } : {}),
+        ...(spec.nodeFaults ? { quorumUpLongestMs: liveness.quorumUp.longestMs, quorumUpLimitMs: WAITER_ACQUIRE_TIMEOUT_MS } : {}),
       },
     });
     progress.done(summary);

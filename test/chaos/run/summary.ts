@@ -29,6 +29,8 @@ export interface LivenessSummary {
   readonly losses: number;
   /** With node faults: the same over all time a quorum of nodes was up, node faults' own effects included. */
   readonly quorumUpLongestMs?: number;
+  /** What that one may reach (longer would be a hang). */
+  readonly quorumUpLimitMs?: number;
 }
 
 export interface ScenarioSummary {
@@ -96,7 +98,7 @@ export function summarize(input: SummaryInput): ScenarioSummary {
       ? clean &&
         check.overlaps.length === 0 &&
         acquisitions >= (input.minAcquisitions ?? 1) &&
-        (input.liveness === undefined || input.liveness.longestMs <= input.liveness.limitMs)
+        (input.liveness === undefined || withinLimits(input.liveness))
       : clean && check.overlaps.length > 0;
   const findings = formatFindings(check, history, 2);
   return {
@@ -160,6 +162,11 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (c.length > (widths[i] ?? 0) ? `${c.slice(0, (widths[i] ?? 1) - 1)}…` : c.padEnd(widths[i] ?? 0))).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
+
+function withinLimits(liveness: LivenessSummary): boolean {
+  const quorumUp = liveness.quorumUpLongestMs ?? 0;
+  return liveness.longestMs <= liveness.limitMs && quorumUp <= (liveness.quorumUpLimitMs ?? Infinity);
 }
 
 /** e.g. `412 ms (bound 1000; quorum up: 1180)`; '-' for scenarios that do not measure it. */
