@@ -82,6 +82,35 @@ describe('chaos: wait lines across processes', () => {
   );
 });
 
+describe('chaos negative control: the liveness figure catches a resource left free to live waiters', () => {
+  it(
+    'reports a figure beyond its limit when a squatter outside the library holds the key for 2 s',
+    async () => {
+      const squatMs = 2_000;
+      const outcome = await runLineScenario(file.cluster(), {
+        name: 'neg-liveness-squatter',
+        rules: [],
+        budgetMs: 3_500,
+        nodeFaults: false,
+        ...CONTENTION,
+        // No losses: each would restart the measurement, which must run across the whole squat.
+        waiterKills: false,
+        waiterStops: false,
+        holderKills: false,
+        squatMs,
+      });
+      file.report.add(outcome.summary);
+      const { healthy } = outcome.liveness;
+      console.log(`[chaos] neg-liveness-squatter: liveness ${healthy.longestMs.toFixed(0)} ms, longest stretch ${JSON.stringify(healthy.longest)}`);
+      expect(outcome.summary.unexpectedErrors).toEqual([]);
+      expect(formatFindings(outcome.check, outcome.history)).toBe('');
+      expect(healthy.longestMs, 'the figure missed a resource blocked outside the history').toBeGreaterThan(LIVENESS_LIMIT_MS);
+      expect(outcome.summary.passed).toBe(true);
+    },
+    scenarioTimeoutMs(3_500, 30_000),
+  );
+});
+
 /** Resolves once every node has somebody in the resource's wait line. */
 async function untilInLineEverywhere(cluster: ChaosCluster, resource: string): Promise<void> {
   const [line] = lineKeysFor(resource);

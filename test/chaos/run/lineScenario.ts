@@ -106,6 +106,12 @@ export interface LineScenarioSpec {
   readonly waiterStops: boolean;
   readonly holderKills: boolean;
   readonly nodeFaults: boolean;
+  /**
+   * Negative control of the liveness figure: half a second into the run, a
+   * squatter outside the library (so outside the history) sets the key on
+   * every node for this long. The figure must exceed its limit.
+   */
+  readonly squatMs?: number;
   readonly seed?: number;
 }
 
@@ -434,6 +440,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       nemeses.push(loop(signal, processRng, [1_200, 2_500], step, [300, 800]));
     }
     if (spec.nodeFaults) nemeses.push(nodeFaults(cluster, faults, rng.fork(), signal));
+    if (spec.squatMs !== undefined) nemeses.push(squat(cluster, resource, spec.squatMs, faults, signal));
 
     await sleep(spec.budgetMs);
     controller.abort();
@@ -480,7 +487,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     const stats = alive.flatMap((w) => (w.stats ? [w.stats] : []));
     const summary = summarize({
       scenario: spec.name,
-      kind: 'safe',
+      kind: spec.squatMs === undefined ? 'safe' : 'negative',
       rules: spec.rules,
       seed,
       budgetMs: spec.budgetMs,
@@ -600,6 +607,23 @@ async function nodeFaults(cluster: ChaosCluster, faults: FaultLog, rng: Rng, sig
     );
   };
   await loop(signal, rng, [1_200, 2_500], step, [200, 600]);
+}
+
+/** Sets the key on every node for `squatMs`, as no locker would: the line can only wait it out. */
+async function squat(cluster: ChaosCluster, resource: string, squatMs: number, faults: FaultLog, signal: AbortSignal): Promise<void> {
+  const admins = cluster.set.nodes.map((_, i) => cluster.admin(i));
+  await Promise.all(admins.map((admin) => (admin.status === 'ready' ? undefined : new Promise((resolve) => admin.once('ready', resolve)))));
+  await sleep(500, signal);
+  if (signal.aborted) return;
+  await faults.during(
+    'squatter',
+    'all nodes',
+    async () => {
+      await Promise.all(admins.map((admin) => admin.set(resource, 'squatter', 'PX', squatMs)));
+      await sleep(squatMs);
+    },
+    `SET ${resource} PX ${squatMs}`,
+  );
 }
 
 /** When each process could not act: SIGSTOPped, or killed (for good). */

@@ -99,7 +99,7 @@ export function summarize(input: SummaryInput): ScenarioSummary {
         check.overlaps.length === 0 &&
         acquisitions >= (input.minAcquisitions ?? 1) &&
         (input.liveness === undefined || withinLimits(input.liveness))
-      : clean && check.overlaps.length > 0;
+      : clean && (input.liveness === undefined ? check.overlaps.length > 0 : check.overlaps.length === 0 && !withinLimits(input.liveness));
   const findings = formatFindings(check, history, 2);
   return {
     scenario: input.scenario,
@@ -140,8 +140,8 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     String(r.acquisitions),
     String(r.contended),
     String(r.unreachable),
-    r.kind === 'negative' ? `${r.violations} (caught: ${r.violations > 0 ? 'yes' : 'NO'})` : String(r.violations),
-    formatLiveness(r.liveness),
+    r.kind === 'negative' && r.liveness === undefined ? `${r.violations} (caught: ${isCaught(r) ? 'yes' : 'NO'})` : String(r.violations),
+    r.kind === 'negative' && r.liveness !== undefined ? `${formatLiveness(r.liveness)} (caught: ${isCaught(r) ? 'yes' : 'NO'})` : formatLiveness(r.liveness),
     String(r.unexpectedErrors.length + r.tokenRegressions + r.quorumBreaches),
     r.passed ? 'pass' : 'FAIL',
   ]);
@@ -162,6 +162,15 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (c.length > (widths[i] ?? 0) ? `${c.slice(0, (widths[i] ?? 1) - 1)}…` : c.padEnd(widths[i] ?? 0))).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
+
+/**
+ * Whether a negative control's checker found what it broke: an overlap, or
+ * for a control that breaks liveness (it has a liveness figure) the figure
+ * beyond its limit.
+ */
+export function isCaught(summary: ScenarioSummary): boolean {
+  return summary.liveness === undefined ? summary.violations > 0 : !withinLimits(summary.liveness);
 }
 
 function withinLimits(liveness: LivenessSummary): boolean {
