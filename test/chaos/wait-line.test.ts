@@ -48,8 +48,10 @@ function expectSafeAndLive(name: string, outcome: LineScenarioOutcome): void {
   }
   expect(outcome.timeBaseDeviationMs).toBeLessThanOrEqual(MAX_TIME_BASE_DEVIATION_MS);
   expect(formatFindings(outcome.check, outcome.history)).toBe('');
+  expect(outcome.holdOverlaps).toEqual([]);
   expect(outcome.summary.unexpectedErrors).toEqual([]);
   expect(outcome.summary.acquisitions).toBeGreaterThan(0);
+  expect(outcome.history.holds?.length).toBeGreaterThan(0);
   expect(healthy.longestMs).toBeLessThanOrEqual(LIVENESS_LIMIT_MS);
   // With a node down or paused the bound does not hold as such (README), but a live waiter
   // left longer than its own acquire timeout while a quorum was up would be a hang.

@@ -89,6 +89,8 @@ export interface History {
   readonly wants?: readonly WantRecord[];
   /** Wait-line scenarios: what the nodes had, when it changed. */
   readonly snapshots?: readonly NodeSnapshot[];
+  /** Wait-line scenarios: each caller's hold, as the caller saw it. */
+  readonly holds?: readonly HoldRecord[];
 }
 
 /** How a want ended: the caller got the lock, acquire() rejected, or its process was killed. */
@@ -131,4 +133,24 @@ export interface NodeSnapshot {
   readonly line: readonly (readonly [string, string])[];
   /** Each place's lease, as ms left on the node's clock (negative: passed, not yet dropped). */
   readonly leaseLeftMs: readonly (readonly [string, number])[];
+}
+
+/**
+ * One caller's hold of a lock as the caller saw it: from the lock in hand to
+ * its release() call, or to the lock's validUntil (or its process's death)
+ * if it never called it. Holders in the OpRecords are told apart by value;
+ * callers of one process handed a lock without Redis (in-process handoff)
+ * share a value, and only these records tell them apart.
+ */
+export interface HoldRecord {
+  /** The want (acquire() call) that got the lock. */
+  readonly id: string;
+  readonly client: string;
+  readonly process: string;
+  readonly value: string;
+  readonly resources: readonly string[];
+  readonly from: number;
+  /** The end of the caller's belief: release() called, validity over, or process killed, whichever came first. */
+  readonly to: number;
+  readonly end: 'released' | 'expired' | 'killed';
 }

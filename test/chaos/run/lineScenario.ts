@@ -27,10 +27,11 @@ import { DEFAULT_OPTIONS } from '../../../src/index.js';
 import { RESERVATION_MS } from '../../../src/scripts/line.js';
 import { LEASE_MS } from '../../../src/wakeup/LinePosition.js';
 import { type CheckResult, checkHistory } from '../check/checker.js';
+import { formatHoldOverlap, overlappingHolds } from '../check/holds.js';
 import { type Interval, type LivenessResult, measureLiveness, type ProcessOutage, withoutQuorum } from '../check/liveness.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { sharedNow } from '../history/timeBase.js';
-import type { FaultRecord, HandoverRecord, History, OpRecord, ReleaseIntent, WantEnd, WantRecord } from '../history/types.js';
+import type { FaultRecord, HandoverRecord, History, HoldRecord, OpRecord, ReleaseIntent, WantEnd, WantRecord } from '../history/types.js';
 import type { FromWorker, LineWorkerConfig, LineWorkerStats } from '../worker/protocol.js';
 import { MAX_TIME_BASE_DEVIATION_MS } from './childScenario.js';
 import { killAllWorkers, WorkerProcess } from './childWorkers.js';
@@ -127,6 +128,8 @@ export interface LineScenarioOutcome {
   readonly summary: ScenarioSummary;
   readonly history: History;
   readonly check: CheckResult;
+  /** Callers whose holds overlapped (check/holds.ts), formatted. */
+  readonly holdOverlaps: readonly string[];
   readonly liveness: LineLiveness;
   readonly timeBaseDeviationMs: number;
   readonly processesStarted: number;
@@ -190,6 +193,7 @@ class Collector {
   readonly ops: OpRecord[] = [];
   readonly handovers: HandoverRecord[] = [];
   readonly wants: WantRecord[] = [];
+  readonly holds: HoldRecord[] = [];
 
   constructor(private readonly nodes: number) {}
 
@@ -203,6 +207,7 @@ class Collector {
     }
     const openWants = new Map<string, { client: string; resources: readonly string[]; from: number }>();
     const releasing = new Map<string, ReleaseIntent>();
+    const openHolds = new Map<string, Extract<FromWorker, { type: 'hold' }>>();
     for (const line of text.split('\n')) {
       if (line === '') continue;
       let message: FromWorker;
@@ -231,11 +236,27 @@ class Collector {
           if (open) this.wants.push({ id: message.id, ...open, process: worker.name, to: message.at, end: message.end });
           break;
         }
+        case 'hold':
+          openHolds.set(message.id, message);
+          break;
+        case 'unhold': {
+          const hold = openHolds.get(message.id);
+          openHolds.delete(message.id);
+          if (hold === undefined) break;
+          const validUntil = Math.max(hold.validUntil, message.validUntil);
+          this.holds.push(holdRecord(hold, worker.name, Math.min(message.at, validUntil), message.at <= validUntil ? 'released' : 'expired'));
+          break;
+        }
         default:
           break;
       }
     }
+    // Holds never released: the caller's belief ended with its validity, or its death if earlier.
     const killedAt = worker.killedAt;
+    for (const hold of openHolds.values()) {
+      const killedFirst = killedAt !== undefined && killedAt < hold.validUntil;
+      this.holds.push(holdRecord(hold, worker.name, killedFirst ? killedAt : hold.validUntil, killedFirst ? 'killed' : 'expired'));
+    }
     if (killedAt === undefined) return;
     // What the kill cut short: its outstanding wants end there, and a release
     // it sent but never saw decided counts as invoked when it was sent (the
@@ -257,6 +278,10 @@ class Collector {
       });
     }
   }
+}
+
+function holdRecord(hold: Extract<FromWorker, { type: 'hold' }>, process: string, to: number, end: HoldRecord['end']): HoldRecord {
+  return { id: hold.id, client: hold.client, process, value: hold.value, resources: hold.resources, from: hold.at, to, end };
 }
 
 export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioSpec): Promise<LineScenarioOutcome> {
@@ -465,8 +490,12 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       faults: faults.records(),
       wants: collector.wants,
       snapshots,
+      holds: collector.holds,
     };
     const check = checkHistory(history);
+    // Callers handed one lock in-process share its value, so the value-level check cannot tell them apart.
+    const holdOverlaps = overlappingHolds(collector.holds).map((overlap) => formatHoldOverlap(overlap, runStart));
+    problems.push(...holdOverlaps);
     const run = { from: runStart, to: runEnd };
     const outages = processOutages(history.faults);
     const nodeWindows = nodeFaultWindows(history.faults);
@@ -507,7 +536,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       },
     });
     progress.done(summary);
-    return { summary, history, check, liveness, timeBaseDeviationMs, processesStarted: all.length };
+    return { summary, history, check, holdOverlaps, liveness, timeBaseDeviationMs, processesStarted: all.length };
   } finally {
     await sampler?.stop();
     killAllWorkers();

@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { ErrorCode, isQuorumLockError } from '../../../src/index.js';
 import { defaultClientOptions } from '../../support/harness.js';
 import { type HistorySink, ObservedRedlock } from '../history/ObservedRedlock.js';
-import { sharedNow } from '../history/timeBase.js';
+import { fromMonotonic, sharedNow } from '../history/timeBase.js';
 import type { HandoverRecord, OpRecord, ReleaseIntent, WantEnd } from '../history/types.js';
 import { Rng } from '../run/rng.js';
 import { sleep } from '../run/sleep.js';
@@ -153,11 +153,14 @@ async function waiter(locker: ObservedRedlock, client: string, label: string, co
     try {
       const lock = await locker.acquire(config.resource, config.ttlMs, { acquireTimeoutMs, signal: stop.signal });
       end = 'acquired';
+      const resources = [config.resource];
+      record({ type: 'hold', id, client, value: lock.value, resources, at: sharedNow(), validUntil: fromMonotonic(lock.validUntil) });
       record({ type: 'wanted', id, at: sharedNow(), end });
       counts.acquired += 1;
       const holdMs = rng.chance(config.longHoldChance) ? rng.int(config.longHoldMs[0], config.longHoldMs[1]) : rng.int(0, config.shortHoldMs);
       // Not cut short by the stop: a hold ends with its release, as a caller's would.
       await sleep(holdMs);
+      record({ type: 'unhold', id, at: sharedNow(), validUntil: fromMonotonic(lock.validUntil) });
       await lock.release();
     } catch (error) {
       if (end === 'acquired') throw error;

@@ -67,6 +67,17 @@ export type FromWorker =
   | { readonly type: 'releasing'; readonly record: ReleaseIntent }
   | { readonly type: 'want'; readonly id: string; readonly client: string; readonly resources: readonly string[]; readonly at: number }
   | { readonly type: 'wanted'; readonly id: string; readonly at: number; readonly end: WantEnd }
+  | {
+      readonly type: 'hold';
+      readonly id: string;
+      readonly client: string;
+      readonly value: string;
+      readonly resources: readonly string[];
+      readonly at: number;
+      /** lock.validUntil on the shared time base. */
+      readonly validUntil: number;
+    }
+  | { readonly type: 'unhold'; readonly id: string; readonly at: number; readonly validUntil: number }
   | { readonly type: 'line-done'; readonly stats: LineWorkerStats; readonly unhandled: readonly string[] }
   | { readonly type: 'pong'; readonly sentAt: number; readonly workerNow: number }
   | { readonly type: 'progress'; readonly acquisitions: number }
