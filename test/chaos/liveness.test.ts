@@ -78,6 +78,13 @@ describe('liveness figure', () => {
     expect(stopped.losses).toBe(1);
   });
 
+  it('does not count a stalled process as wanting, nor its stall as a loss', () => {
+    const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700)]);
+    const result = measureLiveness(h, options({ stalls: [{ process: 'w1', from: 900, to: 1_300 }] }));
+    expect(result.longestMs).toBe(700); // 200..900; then 1300..1700 is not measured from the stall
+    expect(result.losses).toBe(0);
+  });
+
   it('leaves excluded windows (node faults) out, and cuts stretches at them', () => {
     const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700)]);
     const result = measureLiveness(h, options({ excluded: [{ from: 500, to: 1_300 }] }));

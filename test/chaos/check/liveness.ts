@@ -14,7 +14,8 @@
  *   can free those keys. A release invoked late ends it at the release's
  *   completion, if that comes first.
  * - **wanted** while an acquire() call is outstanding (WantRecord) and its
- *   process can act: not killed, not SIGSTOPped (`outages`).
+ *   process can act: not killed, not SIGSTOPped (`outages`), not stalled
+ *   (`stalls`: its event loop did not run for a while on a busy machine).
  * - **excluded** during `excluded` windows (node faults and their settling,
  *   chosen by the scenario): those stretches are reported by a separate call
  *   with other exclusions, never mixed into this figure.
@@ -47,6 +48,12 @@ export interface LivenessOptions {
   /** The measured run: stretches are cut to it. */
   readonly run: Interval;
   readonly outages: readonly ProcessOutage[];
+  /**
+   * Times a process could not run though nobody stopped it (descheduled on a
+   * busy machine): its waiters are not live then, but it was not lost either
+   * (no restart of the measurement).
+   */
+  readonly stalls?: readonly ProcessOutage[];
   readonly excluded: readonly Interval[];
 }
 
@@ -74,7 +81,8 @@ export function measureLiveness(history: History, options: LivenessOptions): Liv
   const holders = holdersOf(history).filter((h) => h.resources.includes(resource));
   const occupied = merge(holders.map((h) => ({ from: h.start, to: occupiedUntil(h, history) })));
   const wants = (history.wants ?? []).filter((w) => w.resources.includes(resource));
-  const wanted = merge(wants.flatMap((w) => subtract([{ from: w.from, to: w.to }], outagesOf(w.process, options.outages))));
+  const cannotAct = [...options.outages, ...(options.stalls ?? [])];
+  const wanted = merge(wants.flatMap((w) => subtract([{ from: w.from, to: w.to }], outagesOf(w.process, cannotAct))));
   const excluded = merge(options.excluded);
   const candidates = subtract(intersect(wanted, [run]), [...occupied, ...excluded]).filter((s) => s.to > s.from);
   const losses = waiterLosses(wants, options.outages);

@@ -91,6 +91,15 @@ export interface History {
   readonly snapshots?: readonly NodeSnapshot[];
   /** Wait-line scenarios: each caller's hold, as the caller saw it. */
   readonly holds?: readonly HoldRecord[];
+  /** Wait-line scenarios: when a worker's event loop did not run (a busy machine). */
+  readonly stalls?: readonly StallRecord[];
+}
+
+/** A process that could not run from `from` to `to`, though nobody stopped it. */
+export interface StallRecord {
+  readonly process: string;
+  readonly from: number;
+  readonly to: number;
 }
 
 /** How a want ended: the caller got the lock, acquire() rejected, or its process was killed. */

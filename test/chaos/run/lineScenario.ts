@@ -28,7 +28,7 @@ import { RESERVATION_MS } from '../../../src/scripts/line.js';
 import { LEASE_MS } from '../../../src/wakeup/LinePosition.js';
 import { type CheckResult, checkHistory } from '../check/checker.js';
 import { formatHoldOverlap, overlappingHolds } from '../check/holds.js';
-import { type Interval, type LivenessResult, measureLiveness, type ProcessOutage, withoutQuorum } from '../check/liveness.js';
+import { type Interval, type LivenessResult, measureLiveness, type ProcessOutage, subtract, withoutQuorum } from '../check/liveness.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { sharedNow } from '../history/timeBase.js';
 import type { FaultRecord, HandoverRecord, History, HoldRecord, OpRecord, ReleaseIntent, WantEnd, WantRecord } from '../history/types.js';
@@ -117,6 +117,10 @@ export interface LineScenarioSpec {
 }
 
 export interface LineLiveness {
+  /** Time the workers' event loops did not run, SIGSTOPs aside (summed over processes): not counted as live waiters. */
+  readonly stalledMs: number;
+  /** Time this process (every locker's proxies) did not run: left out of the figure like a node fault. */
+  readonly harnessStalledMs: number;
   /** All nodes up, and for NODE_FAULT_SETTLE_MS since the last node fault ended. */
   readonly healthy: LivenessResult;
   /** Every moment a quorum of nodes was up (node faults' own effects included). */
@@ -194,6 +198,7 @@ class Collector {
   readonly handovers: HandoverRecord[] = [];
   readonly wants: WantRecord[] = [];
   readonly holds: HoldRecord[] = [];
+  readonly stalls: ProcessOutage[] = [];
 
   constructor(private readonly nodes: number) {}
 
@@ -238,6 +243,9 @@ class Collector {
         }
         case 'hold':
           openHolds.set(message.id, message);
+          break;
+        case 'stall':
+          this.stalls.push({ process: worker.name, from: message.from, to: message.to });
           break;
         case 'unhold': {
           const hold = openHolds.get(message.id);
@@ -392,6 +400,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     const progress = new Progress(spec.name, spec.budgetMs, () => handedOver);
     sampler = new LineSnapshots(cluster, resource);
     sampler.start();
+    const proxyStalls = watchOwnStalls();
     const runStart = sharedNow();
     for (const worker of first) go(worker);
 
@@ -470,6 +479,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     await sleep(spec.budgetMs);
     controller.abort();
     const runEnd = sharedNow();
+    const harnessStalls = proxyStalls.stop();
     for (const result of await Promise.allSettled(nemeses)) {
       if (result.status === 'rejected') problems.push(`nemesis: ${String((result.reason as Error)?.stack ?? result.reason)}`);
     }
@@ -491,6 +501,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       wants: collector.wants,
       snapshots,
       holds: collector.holds,
+      stalls: collector.stalls,
     };
     const check = checkHistory(history);
     // Callers handed one lock in-process share its value, so the value-level check cannot tell them apart.
@@ -499,14 +510,18 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     const run = { from: runStart, to: runEnd };
     const outages = processOutages(history.faults);
     const nodeWindows = nodeFaultWindows(history.faults);
+    const stalls = collector.stalls;
     const liveness: LineLiveness = {
+      stalledMs: unexplainedStallMs(stalls, outages),
+      harnessStalledMs: harnessStalls.reduce((sum, s) => sum + (s.to - s.from), 0),
       healthy: measureLiveness(history, {
         resource,
         run,
         outages,
-        excluded: nodeWindows.map((w) => ({ from: w.from, to: w.to + NODE_FAULT_SETTLE_MS })),
+        stalls,
+        excluded: [...nodeWindows.map((w) => ({ from: w.from, to: w.to + NODE_FAULT_SETTLE_MS })), ...harnessStalls],
       }),
-      quorumUp: measureLiveness(history, { resource, run, outages, excluded: withoutQuorum(nodeWindows, cluster.size) }),
+      quorumUp: measureLiveness(history, { resource, run, outages, stalls, excluded: [...withoutQuorum(nodeWindows, cluster.size), ...harnessStalls] }),
       boundMs: LIVENESS_BOUND_MS,
     };
     const timeBaseDeviationMs = Math.max(0, ...deviations);
@@ -532,6 +547,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
         limitMs: LIVENESS_LIMIT_MS,
         coveredMs: liveness.healthy.coveredMs,
         losses: liveness.healthy.losses,
+        stalledMs: liveness.stalledMs,
         ...(spec.nodeFaults ? { quorumUpLongestMs: liveness.quorumUp.longestMs, quorumUpLimitMs: WAITER_ACQUIRE_TIMEOUT_MS } : {}),
       },
     });
@@ -543,6 +559,29 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
     await cluster.closeScenario();
     rmSync(journals, { recursive: true, force: true });
   }
+}
+
+/**
+ * Times this process's event loop did not run. Every locker reaches the nodes
+ * through proxies in this process: while it is descheduled, no request or
+ * announcement moves, as if the network stopped. The liveness figure leaves
+ * those windows out.
+ */
+function watchOwnStalls(tickMs = 10, stallMs = 50): { stop(): Interval[] } {
+  const stalls: Interval[] = [];
+  let last = sharedNow();
+  const timer = setInterval(() => {
+    const now = sharedNow();
+    if (now - last > stallMs) stalls.push({ from: last + tickMs, to: now });
+    last = now;
+  }, tickMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      return stalls;
+    },
+  };
 }
 
 /** Runs `step` after quiet times drawn from `spacing` (the first from `first`) until the signal aborts. */
@@ -653,6 +692,16 @@ async function squat(cluster: ChaosCluster, resource: string, squatMs: number, f
     },
     `SET ${resource} PX ${squatMs}`,
   );
+}
+
+/** Stall time beyond the SIGSTOPs that explain some of it (a stopped process's loop does not run either). */
+function unexplainedStallMs(stalls: readonly ProcessOutage[], outages: readonly ProcessOutage[]): number {
+  let total = 0;
+  for (const stall of stalls) {
+    const own = outages.filter((o) => o.process === stall.process);
+    for (const left of subtract([stall], own)) total += left.to - left.from;
+  }
+  return total;
 }
 
 /** When each process could not act: SIGSTOPped, or killed (for good). */

@@ -27,6 +27,8 @@ export interface LivenessSummary {
   readonly coveredMs: number;
   /** Waiter processes lost (killed, SIGSTOPped) while they waited: each restarts a stretch's measurement. */
   readonly losses: number;
+  /** Time worker processes could not run on a busy machine (summed): their waiters were not live then. */
+  readonly stalledMs?: number;
   /** With node faults: the same over all time a quorum of nodes was up, node faults' own effects included. */
   readonly quorumUpLongestMs?: number;
   /** What that one may reach (longer would be a hang). */

@@ -135,12 +135,34 @@ async function run(prepared: Prepared): Promise<void> {
   const { config, lockers } = prepared;
   const rng = new Rng(config.seed);
   const counts: Counts = { acquired: 0, gaveUp: {}, unexpected: [] };
+  const stopWatching = watchStalls();
   await Promise.all(
     lockers.flatMap((locker, l) =>
       Array.from({ length: config.waitersPerLocker }, (_, w) => waiter(locker, `${config.name}.c${l}`, `${config.name}.c${l}.w${w}`, config, rng.fork(), counts)),
     ),
   );
+  stopWatching();
   await finish(prepared, counts);
+}
+
+/** A tick this late means the process could not run (descheduled on a busy machine, or blocked). */
+const STALL_TICK_MS = 10;
+const STALL_MS = 50;
+
+/**
+ * Journals the times this process could not run: on a busy machine a process
+ * is descheduled for hundreds of ms now and then, and its waiters are as
+ * unable to act then as when SIGSTOPped. The liveness figure does not count
+ * them as live waiters during a stall (nor as lost: they come back).
+ */
+function watchStalls(): () => void {
+  let last = sharedNow();
+  const timer = setInterval(() => {
+    const now = sharedNow();
+    if (now - last > STALL_MS) record({ type: 'stall', from: last + STALL_TICK_MS, to: now });
+    last = now;
+  }, STALL_TICK_MS);
+  return () => clearInterval(timer);
 }
 
 async function waiter(locker: ObservedRedlock, client: string, label: string, config: LineWorkerConfig, rng: Rng, counts: Counts): Promise<void> {

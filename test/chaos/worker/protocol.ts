@@ -78,6 +78,8 @@ export type FromWorker =
       readonly validUntil: number;
     }
   | { readonly type: 'unhold'; readonly id: string; readonly at: number; readonly validUntil: number }
+  /** The worker's event loop did not run from `from` to `to` (a busy machine): its waiters could not act. */
+  | { readonly type: 'stall'; readonly from: number; readonly to: number }
   | { readonly type: 'line-done'; readonly stats: LineWorkerStats; readonly unhandled: readonly string[] }
   | { readonly type: 'pong'; readonly sentAt: number; readonly workerNow: number }
   | { readonly type: 'progress'; readonly acquisitions: number }
