@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistory, isSafe } from './check/checker.js';
+import { formatHoldOverlap, overlappingHolds } from './check/holds.js';
 import { formatFindings, formatOverlap } from './check/report.js';
-import type { FaultRecord, HandoverRecord, History, OpRecord } from './history/types.js';
+import type { FaultRecord, HandoverRecord, History, HoldRecord, OpRecord } from './history/types.js';
 
 let seq = 0;
 const FIVE_OK = ['n0', 'n1', 'n2', 'n3', 'n4'].map((node) => ({ node, status: 'ok' as const, ms: 1 }));
@@ -154,6 +155,33 @@ describe('chaos history checker', () => {
     it('compares tokens per resource, not across resources', () => {
       const ops = [grant('a', ['x'], 10, 100, { fencingTokens: ['5'] }), grant('b', ['y'], 100, 200, { fencingTokens: ['1'] })];
       expect(checkHistory(history(ops)).tokenRegressions).toEqual([]);
+    });
+  });
+
+  describe('caller holds', () => {
+    const hold = (id: string, value: string, from: number, to: number): HoldRecord => ({
+      id,
+      client: 'w0.c0',
+      process: 'w0',
+      value,
+      resources: ['r'],
+      from,
+      to,
+      end: 'released',
+    });
+
+    it('accepts callers of one lock value that follow each other (a lock handed on in-process)', () => {
+      expect(overlappingHolds([hold('a~1', 'v', 10, 50), hold('b~1', 'v', 50, 90), hold('c~1', 'w', 95, 120)])).toEqual([]);
+    });
+
+    it('reports two callers holding at once, even with the same lock value, which the value-level check cannot see', () => {
+      const holds = [hold('a~1', 'v', 10, 60), hold('b~1', 'v', 50, 90)];
+      const [overlap, ...rest] = overlappingHolds(holds);
+      expect(rest).toEqual([]);
+      expect(overlap?.overlapMs).toBe(10);
+      expect(formatHoldOverlap(overlap!, 0)).toContain('CALLER OVERLAP on "r" for 10.0 ms: a~1');
+      const ops = [grant('v', ['r'], 10, 100)];
+      expect(checkHistory(history(ops)).overlaps).toEqual([]);
     });
   });
 });

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHAOS_DIR, formatTable, type ScenarioSummary, timestamp } from './run/summary.js';
+import { CHAOS_DIR, formatTable, isCaught, type ScenarioSummary, timestamp } from './run/summary.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const args = process.argv.slice(2);
@@ -50,7 +50,7 @@ process.stdout.write(
   `\n[chaos] run summary (budget ${budgetMs} ms per scenario)\n${formatTable(scenarios)}\n` +
     `[chaos] ${safe.reduce((n, s) => n + s.acquisitions, 0)} acquisitions in ${safe.length} safe scenarios, ` +
     `${safe.reduce((n, s) => n + s.violations, 0)} violations; ` +
-    `${negative.filter((s) => s.violations > 0).length}/${negative.length} negative controls caught\n` +
+    `${negative.filter(isCaught).length}/${negative.length} negative controls caught\n` +
     `[chaos] summary written to ${path}\n[chaos] ${passed ? 'PASS' : 'FAIL'}\n`,
 );
 process.exit(passed ? 0 : code === 0 ? 1 : code);

@@ -15,11 +15,17 @@ import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
-import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult } from './types.js';
+import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult, ReleaseIntent } from './types.js';
 
 export interface HistorySink {
   op(record: OpRecord): void;
   handover(record: HandoverRecord): void;
+  /**
+   * A release round is about to go out (its OpRecord follows when it is
+   * decided). A sink whose process may be killed mid-release needs it: the
+   * holder let go at this moment even if its record never arrives.
+   */
+  releasing?(record: ReleaseIntent): void;
 }
 
 export interface ObserverOptions {
@@ -75,7 +81,22 @@ export class ObservedRedlock extends Redlock {
     position: LinePosition | undefined,
     connectWait: ConnectWait,
   ): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.acquireOnNodes(keys, value, ttlMs, position, connectWait));
+    return this.#observe('acquire', keys, value, ttlMs, () => this.acquireRound(keys, value, ttlMs, position, connectWait));
+  }
+
+  /**
+   * The acquire round itself: the library's. Only a negative control's
+   * locker overrides it (run/cheatingLocker.ts), to break a rule on purpose
+   * and show the checker catches the grant it then records.
+   */
+  protected acquireRound(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    return super.acquireOnNodes(keys, value, ttlMs, position, connectWait);
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
@@ -84,6 +105,7 @@ export class ObservedRedlock extends Redlock {
 
   protected override async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
     const invokedAt = sharedNow();
+    this.#observer.sink.releasing?.({ client: this.#observer.client, value, resources: [...keys], at: invokedAt });
     const result = await super.releaseOnNodes(keys, value);
     this.#emit('release', keys, value, undefined, invokedAt, { result: 'ok', nodes: result.outcomes, released: result.released });
     return result;

@@ -61,6 +61,14 @@ export interface HandoverRecord {
   readonly fencingTokens?: readonly string[];
 }
 
+/** A release round going out (streamed before it is decided: see HistorySink.releasing). */
+export interface ReleaseIntent {
+  readonly client: string;
+  readonly value: string;
+  readonly resources: readonly string[];
+  readonly at: number;
+}
+
 /** A fault, active from `from` to `to` (equal for an instant, such as a clock jump). */
 export interface FaultRecord {
   readonly id: number;
@@ -77,4 +85,81 @@ export interface History {
   readonly ops: readonly OpRecord[];
   readonly handovers: readonly HandoverRecord[];
   readonly faults: readonly FaultRecord[];
+  /** Scenarios that measure liveness: every acquire() call's wish for the lock. */
+  readonly wants?: readonly WantRecord[];
+  /** Wait-line scenarios: what the nodes had, when it changed. */
+  readonly snapshots?: readonly NodeSnapshot[];
+  /** Wait-line scenarios: each caller's hold, as the caller saw it. */
+  readonly holds?: readonly HoldRecord[];
+  /** Wait-line scenarios: when a worker's event loop did not run (a busy machine). */
+  readonly stalls?: readonly StallRecord[];
+}
+
+/** A process that could not run from `from` to `to`, though nobody stopped it. */
+export interface StallRecord {
+  readonly process: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** How a want ended: the caller got the lock, acquire() rejected, or its process was killed. */
+export type WantEnd = 'acquired' | 'gave-up' | 'killed';
+
+/**
+ * One acquire() call's wish for the lock, from the call until it resolved,
+ * rejected or its process died: the liveness figure (check/liveness.ts)
+ * needs to know who wanted the resource when. Whether the waiter could act
+ * at a time (its process not SIGSTOPped) comes from the fault records, whose
+ * target is the process.
+ */
+export interface WantRecord {
+  /** Unique in the history: `<client>~<seq>`. */
+  readonly id: string;
+  readonly client: string;
+  /** The process the waiter ran in (fault records name it), e.g. `w3`. */
+  readonly process: string;
+  readonly resources: readonly string[];
+  readonly from: number;
+  readonly to: number;
+  readonly end: WantEnd;
+}
+
+/**
+ * What one node had for a resource at one moment (wait-line scenarios sample
+ * every node, atomically per node, and keep a snapshot when it changed): the
+ * key, and its wait line with each place's ticket and lease. For reading a
+ * finding, never for judging one.
+ */
+export interface NodeSnapshot {
+  readonly node: string;
+  /** When the reply arrived, on the shared time base. */
+  readonly at: number;
+  /** The key's value (a trailing '!' marks it), or null when free. */
+  readonly value: string | null;
+  /** The key's remaining TTL in ms (PTTL). */
+  readonly pttlMs: number;
+  /** The line, head first: value and ticket. */
+  readonly line: readonly (readonly [string, string])[];
+  /** Each place's lease, as ms left on the node's clock (negative: passed, not yet dropped). */
+  readonly leaseLeftMs: readonly (readonly [string, number])[];
+}
+
+/**
+ * One caller's hold of a lock as the caller saw it: from the lock in hand to
+ * its release() call, or to the lock's validUntil (or its process's death)
+ * if it never called it. Holders in the OpRecords are told apart by value;
+ * callers of one process handed a lock without Redis (in-process handoff)
+ * share a value, and only these records tell them apart.
+ */
+export interface HoldRecord {
+  /** The want (acquire() call) that got the lock. */
+  readonly id: string;
+  readonly client: string;
+  readonly process: string;
+  readonly value: string;
+  readonly resources: readonly string[];
+  readonly from: number;
+  /** The end of the caller's belief: release() called, validity over, or process killed, whichever came first. */
+  readonly to: number;
+  readonly end: 'released' | 'expired' | 'killed';
 }

@@ -21,8 +21,12 @@ export class WorkerProcess {
   private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private paused = false;
 
-  constructor(readonly name: string) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-lua.mjs', ENTRY], {
+  /** `entry`: the worker's script (the wait-line scenario runs worker/lineWorker.ts). */
+  constructor(
+    readonly name: string,
+    entry = ENTRY,
+  ) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-lua.mjs', entry], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis';
 import { type CheckResult, checkHistory } from '../check/checker.js';
 import { FaultLog } from '../history/FaultLog.js';
-import { HistoryBuffer, ObservedRedlock } from '../history/ObservedRedlock.js';
+import { HistoryBuffer, ObservedRedlock, type ObserverOptions } from '../history/ObservedRedlock.js';
 import type { History } from '../history/types.js';
 import type { ChaosCluster } from './cluster.js';
 import { DEFAULT_LOCKER, type LockerSettings, redlockOptions, resourcesFor, waitReady } from './scenario.js';
@@ -26,6 +26,17 @@ export interface ControlSpec {
   readonly rules: readonly number[];
   readonly lockers?: number;
   readonly locker?: Partial<LockerSettings>;
+  /** Builds a locker other than the plain ObservedRedlock (a cheating one); undefined: the plain one. */
+  readonly makeLocker?: (build: LockerBuild) => Promise<ObservedRedlock | undefined>;
+}
+
+/** What a control's locker is built from. */
+export interface LockerBuild {
+  readonly index: number;
+  readonly cluster: ChaosCluster;
+  readonly clients: readonly Redis[];
+  readonly options: ReturnType<typeof redlockOptions>;
+  readonly observer: ObserverOptions;
 }
 
 export interface ControlOutcome {
@@ -52,7 +63,10 @@ export async function runControl(
       all.push(...clients);
       await waitReady(clients);
       const label = String.fromCharCode(65 + i);
-      lockers.push(new ObservedRedlock(clients, redlockOptions(settings), { client: label, sink: buffer, nodeNames: links.nodeNames }));
+      const options = redlockOptions(settings);
+      const observer: ObserverOptions = { client: label, sink: buffer, nodeNames: links.nodeNames };
+      const made = await spec.makeLocker?.({ index: i, cluster, clients, options, observer });
+      lockers.push(made ?? new ObservedRedlock(clients, options, observer));
     }
     const [resource] = resourcesFor(spec.name, 1) as [string];
     await steps({ cluster, faults, lockers, resource }).catch((error: unknown) => {

@@ -15,6 +15,26 @@ export const CHAOS_DIR = join(import.meta.dirname, '../../../.chaos');
 
 export type ScenarioKind = 'safe' | 'negative';
 
+/** The wait-line scenarios' liveness figure (check/liveness.ts). */
+export interface LivenessSummary {
+  /** Longest time the resource sat free while live waiters wanted it, all nodes up and settled. */
+  readonly longestMs: number;
+  /** The design's bound: lease + retry.maxDelayMs. */
+  readonly boundMs: number;
+  /** What a safe scenario allows: the bound plus slack for a busy machine (longer is a failure). */
+  readonly limitMs: number;
+  /** Time the figure covers (the run minus node faults and their settling). */
+  readonly coveredMs: number;
+  /** Waiter processes lost (killed, SIGSTOPped) while they waited: each restarts a stretch's measurement. */
+  readonly losses: number;
+  /** Time worker processes could not run on a busy machine (summed): their waiters were not live then. */
+  readonly stalledMs?: number;
+  /** With node faults: the same over all time a quorum of nodes was up, node faults' own effects included. */
+  readonly quorumUpLongestMs?: number;
+  /** What that one may reach (longer would be a hang). */
+  readonly quorumUpLimitMs?: number;
+}
+
 export interface ScenarioSummary {
   readonly scenario: string;
   readonly kind: ScenarioKind;
@@ -45,6 +65,7 @@ export interface ScenarioSummary {
   readonly unexpectedErrors: readonly string[];
   /** Multi-process scenarios: worst disagreement of a worker's time base with the parent's. */
   readonly timeBaseDeviationMs?: number;
+  readonly liveness?: LivenessSummary;
   readonly passed: boolean;
   /** The first findings, formatted (for a negative control: the overlap it caught). */
   readonly findings?: string;
@@ -64,6 +85,7 @@ export interface SummaryInput {
   /** A safe scenario with fewer acquisitions proves nothing and fails. */
   readonly minAcquisitions?: number;
   readonly timeBaseDeviationMs?: number;
+  readonly liveness?: LivenessSummary;
 }
 
 export function summarize(input: SummaryInput): ScenarioSummary {
@@ -75,8 +97,11 @@ export function summarize(input: SummaryInput): ScenarioSummary {
   const clean = check.tokenRegressions.length === 0 && check.quorumBreaches.length === 0 && unexpectedErrors.length === 0;
   const passed =
     input.kind === 'safe'
-      ? clean && check.overlaps.length === 0 && acquisitions >= (input.minAcquisitions ?? 1)
-      : clean && check.overlaps.length > 0;
+      ? clean &&
+        check.overlaps.length === 0 &&
+        acquisitions >= (input.minAcquisitions ?? 1) &&
+        (input.liveness === undefined || withinLimits(input.liveness))
+      : clean && (input.liveness === undefined ? check.overlaps.length > 0 : check.overlaps.length === 0 && !withinLimits(input.liveness));
   const findings = formatFindings(check, history, 2);
   return {
     scenario: input.scenario,
@@ -99,6 +124,7 @@ export function summarize(input: SummaryInput): ScenarioSummary {
     quorumBreaches: check.quorumBreaches.length,
     unexpectedErrors: unexpectedErrors.slice(0, 10),
     ...(input.timeBaseDeviationMs === undefined ? {} : { timeBaseDeviationMs: input.timeBaseDeviationMs }),
+    ...(input.liveness === undefined ? {} : { liveness: input.liveness }),
     passed,
     ...(findings === '' ? {} : { findings }),
   };
@@ -106,7 +132,7 @@ export function summarize(input: SummaryInput): ScenarioSummary {
 
 /** A fixed-width table of summaries (also used by run.mjs on the merged JSON). */
 export function formatTable(rows: readonly ScenarioSummary[]): string {
-  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'errors', 'result'];
+  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'liveness', 'errors', 'result'];
   const body = rows.map((r) => [
     r.scenario,
     r.kind,
@@ -116,7 +142,8 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     String(r.acquisitions),
     String(r.contended),
     String(r.unreachable),
-    r.kind === 'negative' ? `${r.violations} (caught: ${r.violations > 0 ? 'yes' : 'NO'})` : String(r.violations),
+    r.kind === 'negative' && r.liveness === undefined ? `${r.violations} (caught: ${isCaught(r) ? 'yes' : 'NO'})` : String(r.violations),
+    r.kind === 'negative' && r.liveness !== undefined ? `${formatLiveness(r.liveness)} (caught: ${isCaught(r) ? 'yes' : 'NO'})` : formatLiveness(r.liveness),
     String(r.unexpectedErrors.length + r.tokenRegressions + r.quorumBreaches),
     r.passed ? 'pass' : 'FAIL',
   ]);
@@ -129,13 +156,35 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     String(totals.reduce((n, r) => n + r.contended, 0)),
     String(totals.reduce((n, r) => n + r.unreachable, 0)),
     String(totals.reduce((n, r) => n + r.violations, 0)),
+    '',
     String(rows.reduce((n, r) => n + r.unexpectedErrors.length + r.tokenRegressions + r.quorumBreaches, 0)),
     rows.every((r) => r.passed) ? 'pass' : 'FAIL',
   ]);
-  const widths = header.map((h, i) => Math.min(i === 2 ? 90 : 60, Math.max(h.length, ...body.map((row) => (row[i] ?? '').length))));
+  const widths = header.map((h, i) => Math.min(i === 2 ? 110 : 60, Math.max(h.length, ...body.map((row) => (row[i] ?? '').length))));
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (c.length > (widths[i] ?? 0) ? `${c.slice(0, (widths[i] ?? 1) - 1)}…` : c.padEnd(widths[i] ?? 0))).join(' | ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
+}
+
+/**
+ * Whether a negative control's checker found what it broke: an overlap, or
+ * for a control that breaks liveness (it has a liveness figure) the figure
+ * beyond its limit.
+ */
+export function isCaught(summary: ScenarioSummary): boolean {
+  return summary.liveness === undefined ? summary.violations > 0 : !withinLimits(summary.liveness);
+}
+
+function withinLimits(liveness: LivenessSummary): boolean {
+  const quorumUp = liveness.quorumUpLongestMs ?? 0;
+  return liveness.longestMs <= liveness.limitMs && quorumUp <= (liveness.quorumUpLimitMs ?? Infinity);
+}
+
+/** e.g. `412 ms (bound 1000; quorum up: 1180)`; '-' for scenarios that do not measure it. */
+export function formatLiveness(liveness: LivenessSummary | undefined): string {
+  if (liveness === undefined) return '-';
+  const quorumUp = liveness.quorumUpLongestMs === undefined ? '' : `; quorum up: ${Math.round(liveness.quorumUpLongestMs)}`;
+  return `${Math.round(liveness.longestMs)} ms (bound ${liveness.boundMs}, limit ${liveness.limitMs}${quorumUp})`;
 }
 
 /** Collects one test file's summaries; finish() prints the table and writes the JSON. */
