@@ -36,7 +36,10 @@ end
 local function hand_off(key, line, lease, now_ms, reservation_ms)
   local head = first_live(line, lease, now_ms)
   if not head then return false end
-  redis.call('SET', key, head, 'PX', reservation_ms)
+  -- With others behind it, the key goes marked, so that its release looks
+  -- for the line (release.lua skips it for an unmarked key nobody waited for).
+  local behind = redis.call('ZCARD', line) > 1
+  redis.call('SET', key, behind and head .. '!' or head, 'PX', reservation_ms)
   redis.call('PUBLISH', 'quorumlock:released:' .. key, head)
   return true
 end

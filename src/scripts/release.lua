@@ -38,7 +38,12 @@ for i = 1, n do
     released = released + 1
     local line, lease = KEYS[n + 2 * i - 1], KEYS[n + 2 * i]
     local handed = false
-    if redis.call('EXISTS', line) == 1 then
+    -- An unmarked key with no waiter of ours: nobody from the lines tried
+    -- it while we held it, so a release nobody waits for costs no more
+    -- than before the lines existed. (A waiter that joined before we took
+    -- the key polls within its backoff, and its attempt takes it in order.)
+    local waited = announce ~= nil or current ~= value
+    if waited and redis.call('EXISTS', line) == 1 then
       now_ms = now_ms or server_time()
       if ARGV[4] then
         redis.call('ZADD', line, ARGV[4], value)

@@ -287,7 +287,9 @@ export class SimulatedNode implements NodeBackend {
       changed.push({ key, before: current });
       let handed = false;
       const line = this.line(key);
-      if (line) {
+      // release.lua looks for a line only when the key was marked or someone of ours waits.
+      const waited = announce !== 'marked' || isMarked(current);
+      if (line && waited) {
         const nowMs = this.serverTime.now();
         if (rejoin && announce === 'none') {
           line.order.set(value, rejoin.ticket);
@@ -393,7 +395,8 @@ export class SimulatedNode implements NodeBackend {
   private handOff(key: string, nowMs: number, reservationMs: number): boolean {
     const head = this.firstLive(key, nowMs);
     if (head === undefined) return false;
-    this.store.set(key, { value: head, expiresAt: this.clock.now() + reservationMs });
+    const behind = (this.line(key)?.order.size ?? 0) > 1;
+    this.store.set(key, { value: behind ? head + WAITER_MARK : head, expiresAt: this.clock.now() + reservationMs });
     this.publish(key, head);
     return true;
   }

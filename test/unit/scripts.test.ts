@@ -27,6 +27,7 @@ const REDIS_5_COMMANDS = new Set([
   'ZREM',
   'ZRANGE',
   'ZSCORE',
+  'ZCARD',
 ]);
 const SET_ARGUMENTS_IN_REDIS_5 = new Set(['PX', 'NX', 'XX', 'EX']);
 

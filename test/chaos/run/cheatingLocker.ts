@@ -91,6 +91,7 @@ export class CheatingRedlock extends ObservedRedlock {
     const lengthMs = this.#cheat === 'reservation-as-grant' ? ttlMs : RESERVATION_MS;
     return {
       validUntil: validUntil(lengthMs, heard.at, this.settings),
+      ttlMs: lengthMs,
       outcomes: heard.nodes.map((node) => ({ node, status: 'ok' as const, ms: 0 })),
     };
   }
