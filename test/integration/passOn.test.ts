@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AcquireEvent, type Lock, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { lockRequests } from '../support/lockRequests.js';
 import { patient } from '../support/patient.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -23,16 +24,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await nodes.flushAll();
 });
-
-/** Lock requests the nodes served: SET (a one-key acquire) and EVALSHA (the scripts). */
-async function lockRequests(clients: readonly Redis[]): Promise<number> {
-  let total = 0;
-  for (const client of clients) {
-    const stats = await client.info('commandstats');
-    for (const command of ['set', 'evalsha', 'eval']) total += Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-  }
-  return total;
-}
 
 function watchAcquires(): { events: AcquireEvent[]; stop: () => void } {
   const events: AcquireEvent[] = [];

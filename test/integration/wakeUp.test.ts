@@ -4,24 +4,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { patient } from '../support/patient.js';
 import { type AcquireEvent, LockHeldError, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { lockRequests } from '../support/lockRequests.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Backoff so long that only a release announcement can end the wait within the test's timeout. */
 const NO_POLLING = { baseDelayMs: 1_000_000, maxDelayMs: 1_000_000 };
-
-/** Lock requests the nodes served: SET (a one-key acquire) and EVALSHA (the scripts). */
-async function lockRequests(clients: readonly Redis[]): Promise<number> {
-  let total = 0;
-  for (const client of clients) {
-    const stats = await client.info('commandstats');
-    for (const command of ['set', 'evalsha']) {
-      total += Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    }
-  }
-  return total;
-}
 
 /** Until every node in `clients` has a subscriber for releases of `resource`: the waiter listens. */
 async function listening(clients: readonly Redis[], resource: string): Promise<void> {
