@@ -27,6 +27,7 @@ export class Lock {
   #expiryTimer: NodeJS.Timeout | undefined;
   #ended: QuorumLockError | typeof RELEASED | undefined;
   #release: Promise<ReleaseResult> | undefined;
+  readonly #contended: boolean;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -34,6 +35,7 @@ export class Lock {
     this.resources = resources;
     this.value = value;
     this.#validUntil = grant.validUntil;
+    this.#contended = grant.contended === true;
     this.#ttlMs = grant.ttlMs;
     this.fencingTokens = grant.fencingTokens;
   }
@@ -143,7 +145,7 @@ export class Lock {
   release(): Promise<ReleaseResult> {
     if (!this.#release) {
       const passed = this.remainingMs() > 0 ? this.#ops.passOn(this) : undefined;
-      this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value);
+      this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value, this.#contended);
       // An Error costs a stack trace: the reason is built only when asked for.
       this.#end(RELEASED);
     }

@@ -52,7 +52,7 @@ export abstract class LockManager implements Locker {
       owner: this,
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
-      release: (keys, value) => this.#observedRelease(keys, value),
+      release: (keys, value, contended) => this.#observedRelease(keys, value, contended),
       passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
@@ -79,7 +79,7 @@ export abstract class LockManager implements Locker {
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** Never rejects: node failures are reported in the result. */
-  protected abstract releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult>;
+  protected abstract releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
   /**
    * Checks that a quorum holds every key with `value`. Rejects with
    * LockLostError, QuorumUnreachableError or LockExpiredError.
@@ -210,9 +210,9 @@ export abstract class LockManager implements Locker {
 
   // Not async: an async function that returns a promise costs its caller two
   // more microtasks, on every release.
-  #observedRelease(keys: readonly string[], value: string): Promise<ReleaseResult> {
-    if (!channels.release.hasSubscribers && !channels.releaseSettled.hasSubscribers) return this.releaseOnNodes(keys, value);
-    return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value));
+  #observedRelease(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult> {
+    if (!channels.release.hasSubscribers && !channels.releaseSettled.hasSubscribers) return this.releaseOnNodes(keys, value, contended);
+    return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value, contended));
   }
 
   /**
@@ -244,7 +244,7 @@ export abstract class LockManager implements Locker {
   }
 
   #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
-    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [] };
+    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true };
     publish<AcquireEvent>('acquire', () => ({
       resources: keys,
       ttlMs,

@@ -10,6 +10,12 @@ export interface Grant {
   readonly outcomes: readonly NodeOutcome[];
   /** With fencing: one token per resource. */
   readonly fencingTokens?: readonly bigint[];
+  /**
+   * Taken from a wait line or passed on by a holder: others waited, so its
+   * release looks for the line to hand the keys over. Absent on an
+   * uncontended acquire, whose release costs what it cost before the lines.
+   */
+  readonly contended?: boolean;
 }
 
 /**
@@ -68,7 +74,8 @@ export interface LockOperations {
   validUntilAfterExtend(ttlMs: number, startedAt: number): number;
   /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
   extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
-  release(keys: readonly string[], value: string): Promise<ReleaseResult>;
+  /** `contended`: see Grant.contended (absent: true, the safe side). */
+  release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
   /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
   passOn(lock: Lock): ReleaseResult | undefined;
 }

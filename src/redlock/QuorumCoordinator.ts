@@ -141,7 +141,7 @@ export class QuorumCoordinator extends LockManager {
     }
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
-    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens };
+    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, ...(position ? { contended: true } : {}) };
     await this.#undoAcquire(keys, value, result.byNode, position);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
@@ -185,10 +185,10 @@ export class QuorumCoordinator extends LockManager {
    * process's own waiters in line may not have asked Redis yet, so with them
    * every deletion is announced.
    */
-  protected async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
+  protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
-    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : 'marked';
+    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
     const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
     return new DecidedRelease(nodes, result);
   }

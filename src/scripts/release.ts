@@ -1,8 +1,10 @@
 import { lineScript, RESERVATION_MS, withLines } from './line.js';
-import { runInline, type ScriptClient } from './LuaScript.js';
+import { LuaScript, runInline, type ScriptClient } from './LuaScript.js';
 import source from './release.lua';
+import plainSource from './releasePlain.lua';
 
 export const releaseScript = lineScript('release', source);
+export const releasePlainScript = new LuaScript('releasePlain', plainSource);
 
 /** Where release announces a deleted key: this prefix (written out in release.lua), then the key as the node stores it. */
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
@@ -12,9 +14,11 @@ export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
  * line for the keys), `marked` (only keys a waiter marked: the others have
  * nobody listening) or `none` (the undo of a failed attempt, which would only
  * wake the very waiter that made it). A handoff to a waiter in a wait line
- * is always announced, to that waiter.
+ * is always announced, to that waiter. `plain`: as `marked`, for a lock
+ * taken without contention (see Grant.contended): releasePlain.lua, which
+ * names no line key, and falls back to release.lua when a waiter marked a key.
  */
-export type Announce = 'all' | 'marked' | 'none';
+export type Announce = 'all' | 'marked' | 'plain' | 'none';
 
 /** An undo by a waiter in line: its place, restored before the freed key is handed on. */
 export interface Rejoin {
@@ -34,6 +38,12 @@ export function release(
   announce: Announce = 'marked',
   rejoin?: Rejoin,
 ): Promise<number> {
+  if (announce === 'plain') {
+    return releasePlainScript.run(client, keys, [value], Number).then((released) =>
+      // A waiter marked a key while we held it: hand the keys over in line order.
+      released >= 0 ? released : release(client, keys, value, 'marked'),
+    );
+  }
   const all = withLines(keys);
   if (announce === 'none') {
     const args = rejoin ? [value, 'none', String(RESERVATION_MS), rejoin.ticket, rejoin.leaseMs] : [value, 'none'];

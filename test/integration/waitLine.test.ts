@@ -176,6 +176,39 @@ describe('wait lines across processes', () => {
     await expectEveryKeyToExpire(client);
   }, 60_000);
 
+  it('uncontended calls pay nothing for the lines: SET NX, then a compare-and-delete that names no line key', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const locker = new RedisLock(client);
+    await (await locker.acquire('warmup', 10_000)).release();
+    const calls = async () => {
+      const stats = await client.info('commandstats');
+      const count = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { set: count('set'), evalsha: count('evalsha'), get: count('get'), del: count('del'), exists: count('exists'), zadd: count('zadd') };
+    };
+    const before = await calls();
+    for (let i = 0; i < 20; i++) await (await locker.acquire(`free:${i}`, 10_000)).release();
+    const after = await calls();
+    // Per cycle: the SET NX, and one script that GETs and DELs: 4 commands, as before the lines.
+    expect({
+      set: after.set - before.set,
+      evalsha: after.evalsha - before.evalsha,
+      get: after.get - before.get,
+      del: after.del - before.del,
+      exists: after.exists - before.exists,
+      zadd: after.zadd - before.zadd,
+    }).toEqual({ set: 20, evalsha: 20, get: 20, del: 20, exists: 0, zadd: 0 });
+    // And the release names the resource alone: no line keys to send and parse.
+    const monitor = await client.duplicate().monitor();
+    const scripts: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha') scripts.push(args);
+    });
+    await (await locker.acquire('free:once', 10_000)).release();
+    await expect.poll(() => scripts.length, { timeout: 5_000, interval: 10 }).toBe(1);
+    monitor.disconnect();
+    expect(scripts[0]?.slice(2, 4)).toEqual(['1', 'free:once']);
+  });
+
   it('two waiters that reach two nodes in opposite orders stand in one order on both: one ticket per waiter', async () => {
     const clients = nodes.clients().slice(0, 2);
     const backends = clients.map((client) => new RedisNodeBackend(client));

@@ -56,7 +56,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ op: fc.constant('keepalive' as const), keys: keysArb, value: valueArb, leaseMs: leaseArb }),
   fc.record({ op: fc.constant('leave' as const), keys: keysArb, value: valueArb, acquired: fc.boolean() }),
   fc.record({ op: fc.constant('extend' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
-  fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb, announce: fc.constantFrom<Announce>('all', 'marked', 'none') }),
+  fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb, announce: fc.constantFrom<Announce>('all', 'marked', 'plain', 'none') }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 

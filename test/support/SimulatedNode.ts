@@ -280,6 +280,8 @@ export class SimulatedNode implements NodeBackend {
    */
   applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): { result: number; changed: Changed } {
     const changed: { key: string; before: string | undefined }[] = [];
+    // releasePlain.lua leaves a key a waiter marked to release.lua (its caller retries so).
+    if (announce === 'plain' && keys.some((key) => this.get(key) === value + WAITER_MARK)) announce = 'marked';
     for (const key of keys) {
       const current = this.get(key);
       if (!holds(current, value)) continue;
@@ -288,7 +290,7 @@ export class SimulatedNode implements NodeBackend {
       let handed = false;
       const line = this.line(key);
       // release.lua looks for a line only when the key was marked or someone of ours waits.
-      const waited = announce !== 'marked' || isMarked(current);
+      const waited = announce !== 'plain' && (announce !== 'marked' || isMarked(current));
       if (line && waited) {
         const nowMs = this.serverTime.now();
         if (rejoin && announce === 'none') {
@@ -297,7 +299,7 @@ export class SimulatedNode implements NodeBackend {
         }
         handed = this.handOff(key, nowMs, RESERVATION_MS);
       }
-      const heard = announce === 'all' || (announce === 'marked' && isMarked(current));
+      const heard = announce === 'all' || ((announce === 'marked' || announce === 'plain') && isMarked(current));
       if (!handed && heard) this.publish(key, '');
     }
     return { result: changed.length, changed };

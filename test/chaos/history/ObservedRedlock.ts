@@ -103,10 +103,10 @@ export class ObservedRedlock extends Redlock {
     return this.#observe('extend', keys, value, ttlMs, () => super.extendOnNodes(keys, value, ttlMs, remainingMs));
   }
 
-  protected override async releaseOnNodes(keys: readonly string[], value: string): Promise<ReleaseResult> {
+  protected override async releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult> {
     const invokedAt = sharedNow();
     this.#observer.sink.releasing?.({ client: this.#observer.client, value, resources: [...keys], at: invokedAt });
-    const result = await super.releaseOnNodes(keys, value);
+    const result = await super.releaseOnNodes(keys, value, contended);
     this.#emit('release', keys, value, undefined, invokedAt, { result: 'ok', nodes: result.outcomes, released: result.released });
     return result;
   }
