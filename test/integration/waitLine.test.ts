@@ -15,6 +15,9 @@ import { LEASE_MS, LinePosition } from '../../src/wakeup/LinePosition.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
+/** Holders that wait for child processes to line up: it must outlast their start on a loaded machine (several seconds each). */
+const HOLDER_TTL_MS = 120_000;
+
 /** What a dead waiter may cost by design (lease + the default largest backoff), and slack for a loaded machine. */
 const BOUND_MS = LEASE_MS + 400;
 const SLACK_MS = 1_500;
@@ -78,7 +81,7 @@ describe('wait lines across processes', () => {
     const [client] = nodes.clients() as [Redis];
     const port = String(nodes.endpoints[0]!.port);
     const locker = new RedisLock(client);
-    const holder = await locker.acquire('dead-head', 10_000);
+    const holder = await locker.acquire('dead-head', HOLDER_TTL_MS);
     const { child } = startChild('lineWaiter', [port, 'dead-head']);
     await lineLength([client], 'dead-head', 1);
     const next = locker.acquire('dead-head', 10_000, { acquireTimeoutMs: 60_000 });
@@ -96,7 +99,7 @@ describe('wait lines across processes', () => {
     const [client] = nodes.clients() as [Redis];
     const port = String(nodes.endpoints[0]!.port);
     const locker = new RedisLock(client);
-    const holder = await locker.acquire('crowd', 10_000);
+    const holder = await locker.acquire('crowd', HOLDER_TTL_MS);
     const crowds = Array.from({ length: 5 }, () => startChild('lineCrowd', [port, 'crowd', '10']));
     await Promise.all(crowds.map((crowd) => crowd.said('in line')));
     const next = locker.acquire('crowd', 10_000, { acquireTimeoutMs: 60_000 });
@@ -115,7 +118,7 @@ describe('wait lines across processes', () => {
     const [client] = nodes.clients() as [Redis];
     const port = String(nodes.endpoints[0]!.port);
     const locker = new RedisLock(client);
-    const holder = await locker.acquire('paused', 10_000);
+    const holder = await locker.acquire('paused', HOLDER_TTL_MS);
     const paused = startChild('lineWaiter', [port, 'paused']);
     await lineLength([client], 'paused', 1);
     const [pausedValue] = await lineOf(client, 'paused');
@@ -157,7 +160,7 @@ describe('wait lines across processes', () => {
     const clients = nodes.clients().slice(0, 1);
     const [client] = clients as [Redis];
     const port = String(nodes.endpoints[0]!.port);
-    const holder = await new RedisLock(client).acquire('fifo', 10_000);
+    const holder = await new RedisLock(client).acquire('fifo', HOLDER_TTL_MS);
     const waiters = [];
     for (let i = 0; i < 4; i++) {
       const waiter = startChild('lineWaiter', [port, 'fifo']);
@@ -230,7 +233,7 @@ describe('wait lines across processes', () => {
     const clients = nodes.clients().slice(0, count);
     const ports = nodes.endpoints.slice(0, count).map((e) => e.port).join(',');
     const locker = new Redlock(clients);
-    const holder = await locker.acquire(['r1', 'r2'], 10_000);
+    const holder = await locker.acquire(['r1', 'r2'], HOLDER_TTL_MS);
     const waiters = [];
     for (let i = 0; i < 4; i++) {
       const waiter = startChild('lineWaiter', [ports, i % 2 === 0 ? 'r1+r2' : 'r1', '2']);
