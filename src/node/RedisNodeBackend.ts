@@ -14,6 +14,7 @@ import {
   type Rejoin,
   release,
   type ScriptClient,
+  scriptResends,
   type SetClient,
   verify,
 } from '../scripts/index.js';
@@ -21,7 +22,7 @@ import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
-import type { NodeBackend } from './NodeBackend.js';
+import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
 /** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
 export type RedisClient = Redis | Cluster;
@@ -35,6 +36,11 @@ export class RedisNodeBackend implements NodeBackend {
    * so lockers make no call at all for it on every acquire.
    */
   readonly checkKeys: ((keys: readonly string[], argument: string, fencing: boolean) => void) | undefined;
+  /**
+   * Undefined on a cluster: WAIT names no key, so a Cluster client would
+   * send it to any master, not to the one that took the write.
+   */
+  readonly synced: (<T>(write: () => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   readonly pubSub: RedisPubSub;
@@ -47,6 +53,7 @@ export class RedisNodeBackend implements NodeBackend {
     const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
+    this.synced = this.isCluster ? undefined : (write, replicas, timeoutMs) => syncedOn(client as Redis, write, replicas, timeoutMs);
     this.name = name ?? describeClient(client);
     this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
     this.connection = new ConnectionGate(client, this.name);
@@ -100,6 +107,23 @@ export class RedisNodeBackend implements NodeBackend {
   private coalesce(): void {
     if (!this.isCluster) coalesceWrites(this.client as Redis);
   }
+}
+
+/**
+ * The write and the WAIT leave back to back, in one socket write when the
+ * connection is busy, so the sync costs no extra round trip of ours. A
+ * script resent after NOSCRIPT runs behind that WAIT, which then proved
+ * nothing about it: the WAIT is sent again once the write has answered.
+ */
+function syncedOn<T>(client: Redis, write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
+  const resendsBefore = scriptResends();
+  const written = write();
+  const acknowledged = client.wait(replicas, timeoutMs);
+  return Promise.all([written, acknowledged]).then(([reply, count]) =>
+    scriptResends() === resendsBefore
+      ? { reply, acknowledged: count }
+      : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+  );
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
