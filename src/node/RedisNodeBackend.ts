@@ -138,7 +138,9 @@ function describeClient(client: RedisClient): string {
     const seeds = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
     return `cluster(${seeds.map(describeSeed).join(',')})`;
   }
-  const { host, port, path } = (client as Redis).options;
+  const { host, port, path, sentinels, name } = (client as Redis).options;
+  // A Sentinel client's host and port are ioredis's defaults, not the master's: it is named by what finds the master.
+  if (sentinels && sentinels.length > 0) return `${name ?? 'mymaster'} via sentinels ${sentinels.map(describeSeed).join(',')}`;
   return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
 }
 

@@ -37,7 +37,13 @@ export interface SentinelGroupOptions {
   readonly proxiedReplication?: boolean;
   /** Sentinels' down-after-milliseconds. Default 300. */
   readonly downAfterMs?: number;
-  /** Sentinels' failover-timeout. Default 1000. */
+  /**
+   * Sentinels' failover-timeout. Default 1000, or 60 s with proxied
+   * replication: a sentinel that sees a replica replicate from an address
+   * other than the master's points it at the master itself
+   * (+fix-slave-config), bypassing the proxy, once failover-timeout has
+   * passed since the replica last changed.
+   */
   readonly failoverTimeoutMs?: number;
   /** Longest wait for a failover to finish. Default 20 s. */
   readonly failoverDeadlineMs?: number;
@@ -109,7 +115,7 @@ export class SentinelGroup {
       replicas: options.replicas ?? 1,
       proxiedReplication: options.proxiedReplication ?? false,
       downAfterMs: options.downAfterMs ?? 300,
-      failoverTimeoutMs: options.failoverTimeoutMs ?? 1000,
+      failoverTimeoutMs: options.failoverTimeoutMs ?? (options.proxiedReplication === true ? 60_000 : 1000),
       failoverDeadlineMs: options.failoverDeadlineMs ?? 20_000,
     };
     const master = new RedisServer({ extraArgs: SERVER_ARGS });
