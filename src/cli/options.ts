@@ -22,7 +22,8 @@ export function reportErrorsOurselves(command: Command): Command {
 export function addNodeOptions(command: Command): Command {
   return command.option(
     '--redis <url>',
-    `a Redis node, redis://[user:password@]host:port[/db]; repeat it for a Redlock quorum (default: ${URLS_ENV}, comma-separated)`,
+    `a Redis node, redis://[user:password@]host:port[/db], or a Sentinel-managed master, ` +
+      `redis+sentinel://[user:password@]host:port[,host:port...]/MASTER-NAME[/db]; repeat it for a Redlock quorum (default: ${URLS_ENV}, comma-separated)`,
     (url: string, previous: string[] | undefined) => [...(previous ?? []), url],
   );
 }
