@@ -85,17 +85,18 @@ export class NodeConnections {
 }
 
 /**
- * The master is found through the sentinels, and found again when they
- * announce a new one (failoverDetector) or when a demoted master refuses a
- * write (READONLY): a lock held across a failover is then extended on the
- * new master, or lost there, rather than on a replica that refuses it.
+ * The master is found through the sentinels, and found again when its
+ * connection drops or a demoted master refuses a write (READONLY): a lock
+ * held across a failover is then extended on the new master, or lost there,
+ * rather than refused by a replica until the end. No `failoverDetector`: in
+ * ioredis 5.11 a switch announced while the client reconnects ends the
+ * client for good.
  */
 function sentinelOptions(target: SentinelTarget): RedisOptions {
   return {
     sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
     name: target.name,
     db: target.db,
-    failoverDetector: true,
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
     sentinelRetryStrategy: (times) => Math.min(times * 50, 500),
     ...(target.username === undefined ? {} : { username: target.username }),

@@ -8,6 +8,7 @@
  *   group.replicationLink(1)?.latencyMs = 100; // replica 1 replicates through a TcpProxy
  *   await group.failover('kill');           // kill -9 of the master, a replica promoted
  *   await group.failover('lossy');          // replication stalled, then kill -9: recent writes lost
+ *   await group.stallReplication();         // ...or stall it first, write, then failover('lossy')
  *   await group.failover('pause');          // SIGSTOP of the master until a replica is promoted
  *   await group.failover('planned');        // SENTINEL FAILOVER
  *   afterAll(() => group.stop());
@@ -94,6 +95,7 @@ export class SentinelGroup {
   readonly #options: Required<SentinelGroupOptions>;
   readonly #clients = new Set<Redis>();
   #masterIndex = 0;
+  #stalled = false;
   #stopping: Promise<void> | undefined;
 
   private constructor(
@@ -170,16 +172,18 @@ export class SentinelGroup {
 
   /**
    * An ioredis client that finds the master through the sentinels; closed by
-   * stop(). It drops its connection when the sentinels announce a new master
-   * (failoverDetector) and when a demoted master refuses a write (READONLY),
-   * and finds the master again: what a user's Sentinel client should do.
+   * stop(). It drops its connection when a demoted master refuses a write
+   * (READONLY) and finds the master again: what a user's Sentinel client
+   * should do. Not `failoverDetector`: in ioredis 5.11 a switch announced
+   * while the client is reconnecting ends the client for good (the
+   * detector's disconnect() stops the connect loop, which then throws
+   * "Connection is closed."), seen here in the chaos runs.
    */
   client(options: RedisOptions = {}): Redis {
     if (this.#stopping !== undefined) throw new Error('SentinelGroup: already stopped');
     const client = new Redis({
       sentinels: this.sentinelAddresses,
       name: this.name,
-      failoverDetector: true,
       reconnectOnError: (error) => error.message.startsWith('READONLY'),
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
@@ -209,6 +213,21 @@ export class SentinelGroup {
     return { host: reply[0] as string, port: Number(reply[1]) };
   }
 
+  /**
+   * Writes the master acknowledges from now on reach no replica: the
+   * replicas are stopped (SIGSTOP) so they cannot reconnect, and the master
+   * drops their connections. (Stopping them alone is not enough: the kernel
+   * still takes the stream into a stopped replica's socket buffer, and it
+   * applies it when it resumes.) The next failover('lossy') kills the master
+   * before they resume.
+   */
+  async stallReplication(): Promise<void> {
+    const master = this.master;
+    await Promise.all(this.servers.filter((server) => server !== master).map((replica) => replica.pause()));
+    await this.command(master, 'CLIENT', 'KILL', 'TYPE', 'replica');
+    this.#stalled = true;
+  }
+
   /** One failover of the master; resolves once every sentinel names the new master and the group is in sync again. */
   async failover(kind: FailoverKind): Promise<FailoverRecord> {
     const from = this.#masterIndex;
@@ -223,11 +242,12 @@ export class SentinelGroup {
         await old.restart({ empty: true, replicaOf: this.servers[to] });
         break;
       case 'lossy':
-        // The replicas stop taking the replication stream; writes the master
-        // acknowledges meanwhile reach no replica before it dies.
-        await Promise.all(replicas.map((replica) => replica.pause()));
-        await sleep(LOSSY_STALL_MS);
+        if (!this.#stalled) {
+          await this.stallReplication();
+          await sleep(LOSSY_STALL_MS);
+        }
         await old.kill();
+        this.#stalled = false;
         await Promise.all(replicas.map((replica) => replica.resume()));
         to = await this.#newMasterAfter(old);
         await old.restart({ empty: true, replicaOf: this.servers[to] });
