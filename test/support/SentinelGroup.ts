@@ -273,7 +273,7 @@ export class SentinelGroup {
     }
     const record: FailoverRecord = { kind, from, to, ms: performance.now() - startedAt };
     this.#masterIndex = to;
-    await this.#demoteStaleMasters();
+    if (kind === 'pause' || kind === 'planned') await this.#demoteOldMaster(old);
     this.failovers.push(record);
     await this.waitUntilSettled();
     return record;
@@ -339,16 +339,18 @@ export class SentinelGroup {
   /**
    * A sentinel demotes a master it had failed over from only at its next
    * look at it, up to 10 s later; the harness sends the same REPLICAOF at
-   * once, so that the next failover finds a replica in sync.
+   * once, so that the next failover finds a replica in sync. Only to `old`,
+   * and only while every sentinel still names the master it is pointed at:
+   * pointed at a server the sentinels had meanwhile demoted (a spurious
+   * failover on a busy machine), a master would replace its data with a
+   * stale copy, losing the locks it granted.
    */
-  async #demoteStaleMasters(): Promise<void> {
+  async #demoteOldMaster(old: RedisServer): Promise<void> {
+    const named = await Promise.all(this.sentinels.map((sentinel) => this.sentinelMaster(sentinel)));
     const master = this.master;
-    await Promise.all(
-      this.servers.map(async (server) => {
-        if (server === master || (await this.#replication(server))?.role !== 'master') return;
-        await this.command(server, 'REPLICAOF', master.host, master.port).catch(() => undefined);
-      }),
-    );
+    if (named.some((address) => address?.port !== master.port)) return;
+    if ((await this.#replication(old))?.role !== 'master') return;
+    await this.command(old, 'REPLICAOF', master.host, master.port).catch(() => undefined);
   }
 
   async #newMasterAfter(old: RedisServer): Promise<number> {

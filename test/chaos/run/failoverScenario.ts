@@ -171,7 +171,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
   const rng = new Rng(seed);
   const faults = new FaultLog();
   const lockers = new Lockers(groups, spec.sync);
-  const clientCount = spec.clients ?? 4;
+  const clientCount = spec.clients ?? 8;
   const unexpected: string[] = [];
   const onUnhandled = (reason: unknown): void => {
     unexpected.push(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
@@ -181,7 +181,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
     const all = await Promise.all(Array.from({ length: clientCount }, (_, i) => lockers.make(`c${i}`)));
     const controller = new AbortController();
     const progress = new Progress(spec.name, spec.budgetMs, () => grantsIn(lockers.buffer.ops));
-    const config = { resources: resourcesFor(spec.name, spec.resources ?? 3), ttlMs: TTL_MS, maxHoldMs: 30, acquireTimeoutMs: 1_500, mix: spec.mix ?? DEFAULT_MIX };
+    const config = { resources: resourcesFor(spec.name, spec.resources ?? 6), ttlMs: TTL_MS, maxHoldMs: 30, acquireTimeoutMs: 1_500, mix: spec.mix ?? DEFAULT_MIX };
     const workloads = all.map((locker) => runClient(locker, config, rng.fork(), controller.signal));
     // One group at a time: on Redlock always a minority. The failover under way when the budget ends is finished.
     const nemesis = (async () => {
