@@ -8,7 +8,6 @@
 import { describe, it } from 'vitest';
 import { budgetMs, scenarioTimeoutMs } from './run/budget.js';
 import { failoverChaosFile } from './run/failoverScenario.js';
-import { sleep } from './run/sleep.js';
 
 const budget = budgetMs();
 const file = failoverChaosFile(import.meta.filename, 5);
@@ -30,15 +29,12 @@ describe('chaos: Redlock over Sentinel-managed groups', () => {
   it(
     'reports an overlap when, without sync, lossy failovers of two of 3 groups in turn lose a held lock',
     () =>
-      file.expectCaught({ name: 'neg-failover-redlock3-no-sync', rules: [2, 3], groups: 3, sync: false }, async ({ groups, lockers: [a, b], resource, failover }) => {
+      file.expectCaught({ name: 'neg-failover-redlock3-no-sync', rules: [2, 3], groups: 3, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
         await Promise.all([groups[0]?.stallReplication(), groups[1]?.stallReplication()]);
         const lockA = await a.acquire(resource, 30_000);
         await failover(0, 'lossy');
         await failover(1, 'lossy');
-        const lockB = await b.acquire(resource, 30_000, { acquireTimeoutMs: 10_000 });
-        await sleep(100);
-        await lockB.release();
-        await lockA.release();
+        return lockA;
       }),
     90_000,
   );

@@ -7,7 +7,6 @@
 import { describe, it } from 'vitest';
 import { budgetMs, scenarioTimeoutMs } from './run/budget.js';
 import { failoverChaosFile } from './run/failoverScenario.js';
-import { sleep } from './run/sleep.js';
 
 const budget = budgetMs();
 const file = failoverChaosFile(import.meta.filename, 1);
@@ -22,14 +21,11 @@ describe('chaos: failovers of a Sentinel-managed master', () => {
   it(
     'reports an overlap when a lock taken without sync while replication stalled is lost at the failover',
     () =>
-      file.expectCaught({ name: 'neg-failover-single-no-sync', rules: [5], groups: 1, sync: false }, async ({ groups, lockers: [a, b], resource, failover }) => {
+      file.expectCaught({ name: 'neg-failover-single-no-sync', rules: [5], groups: 1, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
         await groups[0]?.stallReplication();
         const lockA = await a.acquire(resource, 30_000);
         await failover(0, 'lossy');
-        const lockB = await b.acquire(resource, 30_000, { acquireTimeoutMs: 10_000 });
-        await sleep(100);
-        await lockB.release();
-        await lockA.release();
+        return lockA;
       }),
     60_000,
   );

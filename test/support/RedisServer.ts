@@ -217,6 +217,11 @@ export class RedisServer {
       this.persistence === 'none'
         ? ['--save', '', '--appendonly', 'no']
         : ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
+    return [...this.commonArgs(port, dir), '--dbfilename', 'dump.rdb', ...persistence, ...replication, ...(this.options.extraArgs ?? [])];
+  }
+
+  /** What a server and a sentinel are both told: where to listen and work, in the foreground, logging to stdout. */
+  private commonArgs(port: number, dir: string): string[] {
     return [
       '--port', String(port),
       '--bind', HOST,
@@ -224,10 +229,6 @@ export class RedisServer {
       '--daemonize', 'no',
       '--dir', dir,
       '--logfile', '',
-      '--dbfilename', 'dump.rdb',
-      ...persistence,
-      ...replication,
-      ...(this.options.extraArgs ?? []),
     ];
   }
 
@@ -249,16 +250,7 @@ export class RedisServer {
         ].join('\n'),
       );
     }
-    return [
-      config, '--sentinel',
-      '--port', String(port),
-      '--bind', HOST,
-      '--protected-mode', 'no',
-      '--daemonize', 'no',
-      '--dir', dir,
-      '--logfile', '',
-      ...(this.options.extraArgs ?? []),
-    ];
+    return [config, '--sentinel', ...this.commonArgs(port, dir), ...(this.options.extraArgs ?? [])];
   }
 
   /** Spawn on `port` and wait until it answers. 'addrinuse' means: try another port. */

@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { RedlockOptions } from '../../../src/index.js';
+import type { Lock, RedlockOptions } from '../../../src/index.js';
 import { type FailoverKind, SentinelGroup } from '../../support/SentinelGroup.js';
 import { checkHistory } from '../check/checker.js';
 import { formatFindings } from '../check/report.js';
@@ -49,7 +49,7 @@ export interface FailoverScenarioSpec {
 export interface FailoverControlContext {
   readonly groups: readonly SentinelGroup[];
   readonly faults: FaultLog;
-  /** Lockers A and B. */
+  /** Lockers A and B (B takes the lock once the steps have lost A's). */
   readonly lockers: readonly [ObservedRedlock, ObservedRedlock];
   readonly resource: string;
   /** Fails group `index` over, recorded as a fault. */
@@ -60,8 +60,11 @@ export interface FailoverChaosFile {
   readonly report: ChaosReport;
   /** A safe scenario: no finding, no unexpected error, some acquisitions and failovers. */
   expectSafe(spec: FailoverScenarioSpec): Promise<ScenarioSummary>;
-  /** A negative control: the steps lose a lock on purpose, and the checker must catch the overlap. */
-  expectCaught(spec: Omit<FailoverScenarioSpec, 'kinds' | 'budgetMs'>, steps: (ctx: FailoverControlContext) => Promise<void>): Promise<ScenarioSummary>;
+  /**
+   * A negative control: the steps take A's lock and lose it on purpose; then
+   * B acquires it, both hold it a while, and the checker must catch the overlap.
+   */
+  expectCaught(spec: Omit<FailoverScenarioSpec, 'kinds' | 'budgetMs'>, steps: (ctx: FailoverControlContext) => Promise<Lock>): Promise<ScenarioSummary>;
 }
 
 /** The frame of a failover chaos file: `groups` Sentinel groups for the file, stopped in afterAll. */
@@ -209,7 +212,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
 async function runFailoverControl(
   groups: readonly SentinelGroup[],
   spec: Omit<FailoverScenarioSpec, 'kinds' | 'budgetMs'>,
-  steps: (ctx: FailoverControlContext) => Promise<void>,
+  steps: (ctx: FailoverControlContext) => Promise<Lock>,
 ): Promise<Run> {
   const faults = new FaultLog();
   const lockers = new Lockers(groups, spec.sync);
@@ -217,9 +220,16 @@ async function runFailoverControl(
   try {
     const pair: [ObservedRedlock, ObservedRedlock] = [await lockers.make('A'), await lockers.make('B')];
     const [resource] = resourcesFor(spec.name, 1) as [string];
-    await steps({ groups, faults, lockers: pair, resource, failover: (index, kind) => failOver(groups, faults, index, kind) }).catch(
-      (error: unknown) => unexpected.push(error instanceof Error ? (error.stack ?? error.message) : String(error)),
-    );
+    const bothHold = async (lockA: Lock): Promise<void> => {
+      const lockB = await pair[1].acquire(resource, lockA.ttlMs, { acquireTimeoutMs: 10_000 });
+      // Both believe they hold it for a while: the overlap is B's whole hold, not a sliver.
+      await sleep(100);
+      await lockB.release();
+      await lockA.release();
+    };
+    await steps({ groups, faults, lockers: pair, resource, failover: (index, kind) => failOver(groups, faults, index, kind) })
+      .then(bothHold)
+      .catch((error: unknown) => unexpected.push(error instanceof Error ? (error.stack ?? error.message) : String(error)));
   } finally {
     lockers.close();
   }
