@@ -49,6 +49,13 @@ export function commanderParser<T>(parse: (text: string) => T): (text: string) =
   };
 }
 
+/** A replica count for --sync-replicas: a whole number from 1. */
+export function parseReplicaCount(text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(count) || count < 1) throw new Error('expected a whole number of replicas, 1 or more');
+  return count;
+}
+
 export function nodesFrom(flags: CommonFlags, env: NodeJS.ProcessEnv): NodeAddress[] {
   return resolveNodeAddresses(flags.redis ?? [], env[URLS_ENV]);
 }

@@ -21,6 +21,16 @@ describe('quorumlock on a redis+sentinel:// node', () => {
     expect(result.stdout.trim()).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('waits for the replica with --sync-replicas, and fails the node, naming the shortfall, when too few replicas answer', async () => {
+    const synced = await runCli(['exec', '--redis', url, '--sync-replicas', '1', 'cron:synced', '--', 'true']);
+    expect(synced.stderr).toBe('');
+    expect(synced.code).toBe(0);
+    // The group has one replica: asking for two can never be confirmed.
+    const short = await runCli(['exec', '--redis', url, '--sync-replicas', '2', '--node-timeout', '1s', 'cron:synced', '--', 'true']);
+    expect(short.code).toBe(69);
+    expect(short.stderr).toContain('1 of 2 replicas acknowledged within 500 ms');
+  });
+
   it('shows the holder of a lock taken through another Sentinel client, naming the node by master and sentinels', async () => {
     const lock = await new RedisLock(group.client()).acquire('orders:7', 30_000);
     const result = await runCli(['status', '--json', 'orders:7'], { env: { QUORUMLOCK_REDIS_URLS: url } });
