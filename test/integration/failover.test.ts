@@ -37,6 +37,9 @@ describe('a failover', () => {
     expect(await group.command(group.master, 'GET', 'orders:1')).toBe(lock.value);
     const rival = new RedisLock(group.client());
     expect(await rival.tryAcquire('orders:1', 60_000)).toBeNull();
+    // The holder goes on: its extend reaches the new master, whose new replica confirms it.
+    await lock.extend(60_000);
+    expect(lock.remainingMs()).toBeGreaterThan(50_000);
   });
 
   it('loses a lock taken without sync while replication was stalled: another client takes it after the failover', async () => {
