@@ -236,17 +236,25 @@ export class ReplicaSyncError extends QuorumLockError {
   /** Replicas that had to. */
   readonly required: number;
   readonly timeoutMs: number;
+  /**
+   * The client reconnected between the write and WAIT's reply: WAIT ran on
+   * a connection that had written nothing, so its count proved nothing.
+   */
+  readonly connectionChanged: boolean;
 
-  constructor(node: string, acknowledged: number, required: number, timeoutMs: number) {
+  constructor(node: string, acknowledged: number, required: number, timeoutMs: number, connectionChanged = false) {
     super(
       ErrorCode.REPLICA_SYNC,
-      `${node}: ${acknowledged} of ${required} ${required === 1 ? 'replica' : 'replicas'} acknowledged within ${timeoutMs} ms`,
+      connectionChanged
+        ? `${node}: the connection was replaced before WAIT answered, so whether ${required} ${required === 1 ? 'replica has' : 'replicas have'} the write is unknown`
+        : `${node}: ${acknowledged} of ${required} ${required === 1 ? 'replica' : 'replicas'} acknowledged within ${timeoutMs} ms`,
     );
     this.name = 'ReplicaSyncError';
     this.node = node;
     this.acknowledged = acknowledged;
     this.required = required;
     this.timeoutMs = timeoutMs;
+    this.connectionChanged = connectionChanged;
   }
 }
 

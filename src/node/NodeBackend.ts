@@ -15,6 +15,12 @@ export interface FirstConnection {
 export interface SyncedReply<T> {
   readonly reply: T;
   readonly acknowledged: number;
+  /**
+   * The client's connection was replaced between sending the write and the
+   * WAIT's reply: a WAIT resent on a new connection waits for nothing of
+   * ours, so `acknowledged` proves nothing.
+   */
+  readonly connectionChanged?: true;
 }
 
 /**

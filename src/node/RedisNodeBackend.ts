@@ -111,19 +111,23 @@ export class RedisNodeBackend implements NodeBackend {
 
 /**
  * The write and the WAIT leave back to back, in one socket write when the
- * connection is busy, so the sync costs no extra round trip of ours. A
- * script resent after NOSCRIPT runs behind that WAIT, which then proved
- * nothing about it: the WAIT is sent again once the write has answered.
+ * connection is busy, so the sync costs no extra round trip of ours. WAIT
+ * only covers writes of its own connection: a script resent after NOSCRIPT
+ * runs behind the first WAIT, which is then sent again once the write has
+ * answered; and when the client reconnected meanwhile (ioredis resends an
+ * unanswered WAIT on the new connection, where it waits for nothing) the
+ * acknowledgement proves nothing and is not counted.
  */
 function syncedOn<T>(client: Redis, write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
+  const connection = client.stream;
   const resendsBefore = scriptResends();
   const written = write();
   const acknowledged = client.wait(replicas, timeoutMs);
-  return Promise.all([written, acknowledged]).then(([reply, count]) =>
-    scriptResends() === resendsBefore
-      ? { reply, acknowledged: count }
-      : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
-  );
+  return Promise.all([written, acknowledged])
+    .then(([reply, count]) =>
+      scriptResends() === resendsBefore ? { reply, acknowledged: count } : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+    )
+    .then((synced): SyncedReply<T> => (client.stream === connection ? synced : { ...synced, connectionChanged: true }));
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */

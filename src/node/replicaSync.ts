@@ -26,11 +26,12 @@ export function syncedRequest<T, O extends NodeOutcome>(request: NodeRequest<T, 
     },
     interpret: (synced) => {
       const status = request.interpret(synced.reply);
-      return status === 'ok' && synced.acknowledged < replicas ? 'error' : status;
+      return status === 'ok' && (synced.acknowledged < replicas || synced.connectionChanged) ? 'error' : status;
     },
     describe: (node, status, ms, synced, error) => {
       if (status === 'error' && error === undefined && synced !== undefined) {
-        return request.describe(node, status, ms, undefined, new ReplicaSyncError(node, synced.acknowledged, replicas, timeoutMs));
+        const cause = new ReplicaSyncError(node, synced.acknowledged, replicas, timeoutMs, synced.connectionChanged === true);
+        return request.describe(node, status, ms, undefined, cause);
       }
       return request.describe(node, status, ms, synced?.reply, error);
     },

@@ -2,9 +2,12 @@
  * Locks on Sentinel-managed Redis, against real master, replica and sentinel
  * processes: what a failover does to a lock with and without replica sync.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, isQuorumLockError, QuorumUnreachableError, RedisLock, ReplicaSyncError } from '../../src/index.js';
 import { type FailoverKind, SentinelGroup } from '../support/SentinelGroup.js';
+import { TcpProxy } from '../support/TcpProxy.js';
 
 let group: SentinelGroup | undefined;
 
@@ -68,6 +71,30 @@ describe('syncReplicas against a real replica', () => {
     expect((cause as ReplicaSyncError).message).toBe(`${group.name} via sentinels ${group.sentinelAddresses.map((a) => `${a.host}:${a.port}`).join(',')}: 0 of 1 replica acknowledged within 100 ms`);
     expect((error as Error).message).toContain('0 of 1 replica acknowledged within 100 ms');
     expect(await group.command(group.master, 'GET', 'orders:3')).toBeNull();
+  });
+
+  it('does not count a WAIT that the client resent on a new connection, where it waits for nothing of ours', async () => {
+    const { group, link } = await startGroup();
+    const proxy = await TcpProxy.start(group.master);
+    const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
+    client.on('error', () => undefined);
+    try {
+      await client.ping();
+      // The replica gets nothing more: a WAIT on the writing connection blocks until its timeout.
+      link.blackhole();
+      const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
+      const attempt = locker.tryAcquire('orders:4', 10_000).catch((e: unknown) => e);
+      await sleep(150);
+      // The SET has answered; ioredis resends the pending WAIT on its next connection.
+      proxy.cutOff();
+      proxy.heal();
+      const error = await attempt;
+      expect(error).toBeInstanceOf(QuorumUnreachableError);
+      expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+    } finally {
+      client.disconnect();
+      await proxy.close();
+    }
   });
 
   it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async () => {

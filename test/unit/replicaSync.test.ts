@@ -15,6 +15,7 @@ import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
 /** A node whose writes succeed (or find the key held), and whose replicas acknowledge `acknowledged` of them. */
 interface FakeNode extends NodeBackend {
   acknowledged: number;
+  reconnected: boolean;
   held: boolean;
   readonly log: string[];
 }
@@ -23,6 +24,7 @@ function fakeNode(name: string, acknowledged: number, options: { held?: boolean;
   const node: FakeNode = {
     name,
     acknowledged,
+    reconnected: false,
     held: options.held ?? false,
     log: [],
     acquire: () => {
@@ -42,7 +44,7 @@ function fakeNode(name: string, acknowledged: number, options: { held?: boolean;
     node.synced = <T>(write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> => {
       const written = write();
       node.log.push(`wait ${replicas} ${timeoutMs}`);
-      return written.then((reply) => ({ reply, acknowledged: node.acknowledged }));
+      return written.then((reply) => (node.reconnected ? { reply, acknowledged: node.acknowledged, connectionChanged: true } : { reply, acknowledged: node.acknowledged }));
     };
   }
   return node;
@@ -83,6 +85,16 @@ describe('syncReplicas', () => {
     expect((error as Error).message).toContain('a:1: 0 of 1 replica acknowledged within 25 ms');
     // The key the node took must not outlive the failed attempt (Redlock rule 5).
     expect(node.log).toEqual(['acquire', 'wait 1 25', 'release']);
+  });
+
+  it('does not count an acknowledgement from a connection other than the writing one, and says so', async () => {
+    const node = fakeNode('a:1', 1);
+    node.reconnected = true;
+    const error = await new FakeLocker([node], sync).tryAcquire('r', 1000).catch((e: unknown) => e);
+    const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
+    expect(cause).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true, acknowledged: 1 });
+    expect(cause?.message).toBe('a:1: the connection was replaced before WAIT answered, so whether 1 replica has the write is unknown');
+    expect(node.log.at(-1)).toBe('release');
   });
 
   it('counts a grant once enough replicas acknowledged it', async () => {
