@@ -5,7 +5,9 @@
  * replication stalled, SENTINEL FAILOVER) while lockers contend, or a control
  * script loses a lock on purpose. The history is checked like any other.
  */
-import type { Redis } from 'ioredis';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Lock, RedlockOptions } from '../../../src/index.js';
 import { type FailoverKind, SentinelGroup } from '../../support/SentinelGroup.js';
@@ -13,12 +15,13 @@ import { checkHistory } from '../check/checker.js';
 import { formatFindings } from '../check/report.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { HistoryBuffer, ObservedRedlock } from '../history/ObservedRedlock.js';
+import { sharedNow } from '../history/timeBase.js';
 import type { History } from '../history/types.js';
 import { Progress } from './progress.js';
 import { Rng, seedFromEnv } from './rng.js';
 import { grantsIn, resourcesFor } from './scenario.js';
 import { sleep } from './sleep.js';
-import { ChaosReport, type ScenarioKind, type ScenarioSummary, summarize } from './summary.js';
+import { CHAOS_DIR, ChaosReport, type ScenarioKind, type ScenarioSummary, slug, summarize, timestamp } from './summary.js';
 import { type Action, DEFAULT_MIX, mergeStats, runClient } from './workload.js';
 
 /**
@@ -84,9 +87,12 @@ export function failoverChaosFile(file: string, groupCount: number): FailoverCha
   return {
     report,
     async expectSafe(spec) {
-      const { summary, history, check } = await runFailoverScenario(groups.slice(0, spec.groups), spec);
+      const { summary, history, check, roles } = await runFailoverScenario(groups.slice(0, spec.groups), spec);
       report.add(summary);
-      if (!summary.passed) console.error(`[chaos] history saved to ${report.saveHistory(spec.name, history)}`);
+      if (!summary.passed) {
+        console.error(`[chaos] history saved to ${report.saveHistory(spec.name, history)}`);
+        console.error(`[chaos] server roles saved to ${roles.save(spec.name)}`);
+      }
       expect(formatFindings(check, history)).toBe('');
       expect(summary.unexpectedErrors).toEqual([]);
       expect(summary.acquisitions).toBeGreaterThan(0);
@@ -111,9 +117,59 @@ export function failoversIn(summary: ScenarioSummary): number {
 }
 
 interface Run {
+  readonly roles: RoleTimeline;
   readonly summary: ScenarioSummary;
   readonly history: History;
   readonly check: ReturnType<typeof checkHistory>;
+}
+
+/**
+ * Every server's role as it changes, sampled every 50 ms on the shared time
+ * base: what explains a finding here (two masters at once, a master turned
+ * replica that resynced its data away). Kept only when a scenario fails.
+ */
+class RoleTimeline {
+  readonly changes: { at: number; group: string; server: number; port: number; role: string }[] = [];
+  readonly #clients: Redis[] = [];
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(groups: readonly SentinelGroup[]) {
+    const watched = groups.flatMap((group) =>
+      group.servers.map((server, index) => {
+        const client = new Redis({ host: server.host, port: server.port, maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: 300, retryStrategy: () => 200 });
+        client.on('error', () => undefined);
+        this.#clients.push(client);
+        return { group: group.name, server: index, port: server.port, client, last: '' };
+      }),
+    );
+    this.#timer = setInterval(() => {
+      for (const watch of watched) {
+        watch.client.role().then(
+          (reply) => {
+            const [kind, host, port, state] = reply as unknown[];
+            const role = kind === 'slave' ? `replica of ${String(host)}:${String(port)} (${String(state)})` : String(kind);
+            if (role === watch.last) return;
+            watch.last = role;
+            this.changes.push({ at: sharedNow(), group: watch.group, server: watch.server, port: watch.port, role });
+          },
+          () => undefined,
+        );
+      }
+    }, 50);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    for (const client of this.#clients.splice(0)) client.disconnect();
+  }
+
+  save(scenario: string): string {
+    const dir = process.env['CHAOS_RUN_DIR'] ?? CHAOS_DIR;
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `roles-${slug(scenario)}-${timestamp()}.json`);
+    writeFileSync(path, JSON.stringify(this.changes));
+    return path;
+  }
 }
 
 /** Lockers, each with a Sentinel client of its own per group. */
@@ -147,7 +203,7 @@ class Lockers {
   }
 }
 
-function summarizeRun(spec: Pick<FailoverScenarioSpec, 'name' | 'rules'>, kind: ScenarioKind, clients: number, lockers: Lockers, faults: FaultLog, extra: { seed?: number; budgetMs?: number; unexpected: readonly string[] }): Run {
+function summarizeRun(spec: Pick<FailoverScenarioSpec, 'name' | 'rules'>, kind: ScenarioKind, clients: number, lockers: Lockers, faults: FaultLog, extra: { seed?: number; budgetMs?: number; unexpected: readonly string[] }): Omit<Run, 'roles'> {
   const history: History = { ops: lockers.buffer.ops, handovers: lockers.buffer.handovers, faults: faults.records() };
   const check = checkHistory(history);
   const summary = summarize({
@@ -174,6 +230,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
   const rng = new Rng(seed);
   const faults = new FaultLog();
   const lockers = new Lockers(groups, spec.sync);
+  const roles = new RoleTimeline(groups);
   const clientCount = spec.clients ?? 8;
   const unexpected: string[] = [];
   const onUnhandled = (reason: unknown): void => {
@@ -202,8 +259,9 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
     unexpected.push(...stats.unexpected);
     const run = summarizeRun(spec, 'safe', clientCount, lockers, faults, { seed, budgetMs: spec.budgetMs, unexpected });
     progress.done(run.summary);
-    return run;
+    return { ...run, roles };
   } finally {
+    roles.stop();
     lockers.close();
     process.off('unhandledRejection', onUnhandled);
   }
@@ -213,7 +271,7 @@ async function runFailoverControl(
   groups: readonly SentinelGroup[],
   spec: Omit<FailoverScenarioSpec, 'kinds' | 'budgetMs'>,
   steps: (ctx: FailoverControlContext) => Promise<Lock>,
-): Promise<Run> {
+): Promise<Omit<Run, 'roles'>> {
   const faults = new FaultLog();
   const lockers = new Lockers(groups, spec.sync);
   const unexpected: string[] = [];
