@@ -9,6 +9,7 @@ export {
   DEFAULT_RETRY,
   type AcquireOptions,
   type LockerOptions,
+  type ReplicaSyncOptions,
   type RetryOptions,
   type TryAcquireOptions,
   type UsingOptions,
@@ -28,6 +29,7 @@ export {
   QuorumLockError,
   type QuorumLockErrorFor,
   QuorumUnreachableError,
+  ReplicaSyncError,
   ValidityExhaustedError,
 } from './lock/errors.js';
 export type { NodeOutcome, NodeStatus } from './node/outcome.js';

@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { checkDistinctServers } from './distinctServers.js';
-import type { NodeAddress } from './nodeUrls.js';
+import type { NodeAddress, SentinelTarget } from './nodeUrls.js';
 
 export interface ConnectionOptions {
   /** How long to wait for each node to connect (and, if given, to answer). */
@@ -22,7 +22,7 @@ export class NodeConnections {
     this.addresses = addresses;
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.clients = addresses.map((address) => {
-      const client = new Redis(address.url, {
+      const tuning: RedisOptions = {
         connectTimeout: options.connectTimeoutMs,
         connectionName: options.connectionName,
         // One resend after a reconnect, then the command fails; the library's
@@ -34,7 +34,8 @@ export class NodeConnections {
         // with the default 2 s, a down node kept the process alive 2 s more.
         disconnectTimeout: 200,
         ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
-      });
+      };
+      const client = address.sentinel ? new Redis({ ...sentinelOptions(address.sentinel), ...tuning }) : new Redis(address.url, tuning);
       // Connection errors reach the user through the outcome of each request;
       // without a listener ioredis would also print them.
       client.on('error', () => undefined);
@@ -81,6 +82,27 @@ export class NodeConnections {
   close(): void {
     for (const client of this.clients) client.disconnect();
   }
+}
+
+/**
+ * The master is found through the sentinels, and found again when its
+ * connection drops or a demoted master refuses a write (READONLY): a lock
+ * held across a failover is then extended on the new master, or lost there,
+ * rather than refused by a replica until the end. No `failoverDetector`: in
+ * ioredis 5.11 a switch announced while the client reconnects ends the
+ * client for good.
+ */
+function sentinelOptions(target: SentinelTarget): RedisOptions {
+  return {
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.name,
+    db: target.db,
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    sentinelRetryStrategy: (times) => Math.min(times * 50, 500),
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+    ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+  };
 }
 
 function whenReady(client: Redis, timeoutMs: number): Promise<Error | undefined> {

@@ -19,6 +19,8 @@ export interface ExecRequest {
   /** 0: one attempt; Infinity: until the lock is ours or a signal arrives. */
   readonly waitMs: number;
   readonly fencing: boolean;
+  /** --sync-replicas: replicas of each node that must confirm a grant. */
+  readonly syncReplicas?: number | undefined;
   readonly onLost: OnLost;
   readonly graceMs: number;
   readonly nodeTimeoutMs: number;
@@ -66,7 +68,11 @@ export async function exec(request: ExecRequest): Promise<number> {
   let connectErrors: readonly (Error | undefined)[] = [];
   let held: Lock | undefined;
   try {
-    const locker = createLocker(connections.clients, { nodeTimeoutMs: request.nodeTimeoutMs, fencing: request.fencing });
+    const locker = createLocker(connections.clients, {
+      nodeTimeoutMs: request.nodeTimeoutMs,
+      fencing: request.fencing,
+      syncReplicas: request.syncReplicas,
+    });
     connectErrors = await connections.ready();
     const run: LockedRoutine<number> = (signal, lock) => {
       held = lock;

@@ -6,11 +6,17 @@ export interface LockerChoice {
   readonly nodeTimeoutMs: number;
   /** Ask the library for a fencing token with each lock. */
   readonly fencing: boolean;
+  /** Replicas of each node that must confirm a grant (syncReplicas); undefined: none. */
+  readonly syncReplicas?: number | undefined;
 }
 
 /** RedisLock for one node, Redlock for several: the CLI adds no lock logic of its own. */
 export function createLocker(clients: readonly Redis[], choice: LockerChoice): RedisLock | Redlock {
-  const options = { nodeTimeoutMs: choice.nodeTimeoutMs, fencing: choice.fencing };
+  const options = {
+    nodeTimeoutMs: choice.nodeTimeoutMs,
+    fencing: choice.fencing,
+    ...(choice.syncReplicas === undefined ? {} : { syncReplicas: { replicas: choice.syncReplicas } }),
+  };
   const [only] = clients;
   return clients.length === 1 && only ? new RedisLock(only, options) : new Redlock(clients, options);
 }

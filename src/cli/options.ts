@@ -22,7 +22,8 @@ export function reportErrorsOurselves(command: Command): Command {
 export function addNodeOptions(command: Command): Command {
   return command.option(
     '--redis <url>',
-    `a Redis node, redis://[user:password@]host:port[/db]; repeat it for a Redlock quorum (default: ${URLS_ENV}, comma-separated)`,
+    `a Redis node, redis://[user:password@]host:port[/db], or a Sentinel-managed master, ` +
+      `redis+sentinel://[user:password@]host:port[,host:port...]/MASTER-NAME[/db]; repeat it for a Redlock quorum (default: ${URLS_ENV}, comma-separated)`,
     (url: string, previous: string[] | undefined) => [...(previous ?? []), url],
   );
 }
@@ -46,6 +47,13 @@ export function commanderParser<T>(parse: (text: string) => T): (text: string) =
       throw new InvalidArgumentError((error as Error).message);
     }
   };
+}
+
+/** A replica count for --sync-replicas: a whole number from 1. */
+export function parseReplicaCount(text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(count) || count < 1) throw new Error('expected a whole number of replicas, 1 or more');
+  return count;
 }
 
 export function nodesFrom(flags: CommonFlags, env: NodeJS.ProcessEnv): NodeAddress[] {

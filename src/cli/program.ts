@@ -14,6 +14,7 @@ import {
   commanderParser,
   durationOption,
   nodesFrom,
+  parseReplicaCount,
   reportErrorsOurselves,
 } from './options.js';
 import { release } from './release.js';
@@ -26,6 +27,7 @@ interface ExecFlags extends CommonFlags {
   readonly ttl: number;
   readonly wait: number;
   readonly fencing?: boolean;
+  readonly syncReplicas?: number;
   readonly onLost: OnLost;
   readonly grace: number;
   readonly nodeTimeout: number;
@@ -112,6 +114,12 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
     )
     .option('--fencing', `pass a fencing token (strictly increasing per resource) in ${ENV.FENCING_TOKEN}`)
     .addOption(
+      new Option(
+        '--sync-replicas <count>',
+        "count a node's grant only once this many of its replicas have the write (Redis WAIT, within half of --node-timeout)",
+      ).argParser(commanderParser(parseReplicaCount)),
+    )
+    .addOption(
       new Option('--on-lost <action>', 'if the lock is lost: term (SIGTERM, then SIGKILL after --grace) or kill (SIGKILL)')
         .choices(['term', 'kill'])
         .default('term'),
@@ -134,6 +142,7 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
           ttlMs: flags.ttl,
           waitMs: flags.wait,
           fencing: flags.fencing === true,
+          syncReplicas: flags.syncReplicas,
           onLost: flags.onLost,
           graceMs: flags.grace,
           nodeTimeoutMs: flags.nodeTimeout,

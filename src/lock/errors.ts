@@ -16,6 +16,7 @@ export const ErrorCode = Object.freeze({
   OVERLAPPING_HOLD: 'QUORUMLOCK_OVERLAPPING_HOLD',
   NODE_TIMEOUT: 'QUORUMLOCK_NODE_TIMEOUT',
   NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
+  REPLICA_SYNC: 'QUORUMLOCK_REPLICA_SYNC',
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -221,6 +222,42 @@ export class NodeConnectionError extends QuorumLockError {
   }
 }
 
+/**
+ * One node took the lock, but fewer of its replicas than `syncReplicas`
+ * asks for confirmed the write (Redis WAIT) within its timeout, so that
+ * node's grant did not count as a vote: a failover to a replica that lacks
+ * the key would hand the lock to someone else.
+ */
+export class ReplicaSyncError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.REPLICA_SYNC;
+  readonly node: string;
+  /** Replicas that acknowledged the write. */
+  readonly acknowledged: number;
+  /** Replicas that had to. */
+  readonly required: number;
+  readonly timeoutMs: number;
+  /**
+   * The client reconnected between the write and WAIT's reply: WAIT ran on
+   * a connection that had written nothing, so its count proved nothing.
+   */
+  readonly connectionChanged: boolean;
+
+  constructor(node: string, acknowledged: number, required: number, timeoutMs: number, connectionChanged = false) {
+    super(
+      ErrorCode.REPLICA_SYNC,
+      connectionChanged
+        ? `${node}: the connection was replaced before WAIT answered, so whether ${required} ${required === 1 ? 'replica has' : 'replicas have'} the write is unknown`
+        : `${node}: ${acknowledged} of ${required} ${required === 1 ? 'replica' : 'replicas'} acknowledged within ${timeoutMs} ms`,
+    );
+    this.name = 'ReplicaSyncError';
+    this.node = node;
+    this.acknowledged = acknowledged;
+    this.required = required;
+    this.timeoutMs = timeoutMs;
+    this.connectionChanged = connectionChanged;
+  }
+}
+
 const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -252,6 +289,7 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.OVERLAPPING_HOLD]: OverlappingHoldError,
   [ErrorCode.NODE_TIMEOUT]: NodeTimeoutError,
   [ErrorCode.NODE_CONNECTION]: NodeConnectionError,
+  [ErrorCode.REPLICA_SYNC]: ReplicaSyncError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
 /** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */
@@ -276,7 +314,7 @@ export function isQuorumLockError(error: unknown, code?: ErrorCode): boolean {
 // A node's own errors already begin with its name.
 function describeFailure(outcome: NodeOutcome): string {
   const error = outcome.error;
-  if (error instanceof NodeTimeoutError || error instanceof NodeConnectionError) return error.message;
+  if (error instanceof NodeTimeoutError || error instanceof NodeConnectionError || error instanceof ReplicaSyncError) return error.message;
   return `${outcome.node}: ${error?.message ?? outcome.status}`;
 }
 

@@ -30,6 +30,23 @@ export interface RetryOptions {
   readonly factor?: number;
 }
 
+/**
+ * Replica sync: a node's grant (acquire, extend, fencing write-back) counts
+ * as a vote only once Redis `WAIT` confirms that this many of its replicas
+ * have the write. Sent on the same connection right behind the write.
+ */
+export interface ReplicaSyncOptions {
+  /** Replicas of every node that must acknowledge a grant's write (1 or more). */
+  readonly replicas: number;
+  /**
+   * How long WAIT may wait for them. Must be below `nodeTimeoutMs`: the
+   * write and the WAIT share the node's timeout, and a WAIT cut off by it
+   * would be reported as a silent node instead of a short sync.
+   * @default half of nodeTimeoutMs, rounded down (25 ms)
+   */
+  readonly timeoutMs?: number;
+}
+
 export interface LockerOptions {
   /**
    * Fraction of the TTL by which node clocks may run apart from ours.
@@ -86,6 +103,13 @@ export interface LockerOptions {
    */
   readonly reentrant?: boolean;
   /**
+   * Count a node's grant only once this many of its replicas acknowledged
+   * the write (Redis WAIT), so that a failover to one of them keeps the
+   * lock. Off by default. Standalone (or Sentinel-managed) clients only.
+   * @default undefined (off)
+   */
+  readonly syncReplicas?: ReplicaSyncOptions;
+  /**
    * The source of monotonic milliseconds: an object whose `now()` returns
    * them, such as `performance` itself or `{ now: () => fakeMs }` in tests.
    * @default an object whose now() returns performance.now()
@@ -115,6 +139,11 @@ export interface ResolvedRetry {
   readonly factor: number;
 }
 
+export interface ResolvedReplicaSync {
+  readonly replicas: number;
+  readonly timeoutMs: number;
+}
+
 export interface ResolvedOptions {
   readonly driftFactor: number;
   readonly driftMs: number;
@@ -125,6 +154,7 @@ export interface ResolvedOptions {
   readonly fencing: boolean;
   readonly wakeUp: boolean;
   readonly reentrant: boolean;
+  readonly syncReplicas: ResolvedReplicaSync | undefined;
   readonly clock: Clock;
 }
 
@@ -145,11 +175,13 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   fencing: false,
   wakeUp: true,
   reentrant: true,
+  syncReplicas: undefined,
   clock: monotonicClock,
 });
 
-const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'reentrant', 'clock'];
+const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'reentrant', 'syncReplicas', 'clock'];
 const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs', 'factor'];
+const SYNC_KEYS = ['replicas', 'timeoutMs'];
 const ACQUIRE_KEYS = ['signal', 'acquireTimeoutMs', 'retry'];
 
 export function resolveLockerOptions(options: unknown, argument = 'options'): ResolvedOptions {
@@ -166,6 +198,7 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
     fencing: o.fencing ?? DEFAULT_OPTIONS.fencing,
     wakeUp: o.wakeUp ?? DEFAULT_OPTIONS.wakeUp,
     reentrant: o.reentrant ?? DEFAULT_OPTIONS.reentrant,
+    syncReplicas: resolveReplicaSync(o.syncReplicas, nodeTimeoutMsOf(o), `${argument}.syncReplicas`),
     clock: o.clock ?? DEFAULT_OPTIONS.clock,
   };
   assertNumber(resolved.driftFactor, `${argument}.driftFactor`, 0, 0.5);
@@ -220,6 +253,25 @@ export function resolveTryAcquireOptions(options: unknown, argument = 'options')
   const signal = (options as TryAcquireOptions | undefined)?.signal;
   assertSignal(signal, `${argument}.signal`);
   return signal;
+}
+
+function nodeTimeoutMsOf(options: LockerOptions): number {
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? DEFAULT_OPTIONS.nodeTimeoutMs;
+  // The node timeout is checked on its own below; a bad one must be reported as itself.
+  return typeof nodeTimeoutMs === 'number' && Number.isInteger(nodeTimeoutMs) ? nodeTimeoutMs : DEFAULT_OPTIONS.nodeTimeoutMs;
+}
+
+function resolveReplicaSync(options: unknown, nodeTimeoutMs: number, argument: string): ResolvedReplicaSync | undefined {
+  if (options === undefined) return undefined;
+  assertOptionsObject(options, argument, SYNC_KEYS);
+  const o = options as unknown as ReplicaSyncOptions;
+  assertInteger(o.replicas, `${argument}.replicas`, 1, 1000);
+  const timeoutMs = o.timeoutMs ?? Math.floor(nodeTimeoutMs / 2);
+  if (nodeTimeoutMs < 2) {
+    throw new InvalidArgumentError(argument, `needs nodeTimeoutMs of 2 or more, to leave WAIT a timeout below it (got ${nodeTimeoutMs})`);
+  }
+  assertInteger(timeoutMs, `${argument}.timeoutMs`, 1, nodeTimeoutMs - 1);
+  return Object.freeze({ replicas: o.replicas, timeoutMs });
 }
 
 function resolveRetry(options: unknown, defaults: ResolvedRetry, argument: string): ResolvedRetry {

@@ -11,6 +11,18 @@ export interface FirstConnection {
   whenOpen(onReady: () => void, onFailure: (error: NodeConnectionError) => void): void;
 }
 
+/** A write's reply, and how many replicas acknowledged the write (Redis WAIT). */
+export interface SyncedReply<T> {
+  readonly reply: T;
+  readonly acknowledged: number;
+  /**
+   * The client's connection was replaced between sending the write and the
+   * WAIT's reply: a WAIT resent on a new connection waits for nothing of
+   * ours, so `acknowledged` proves nothing.
+   */
+  readonly connectionChanged?: true;
+}
+
 /**
  * The lock operations one node performs, with no timeout and no bookkeeping.
  * RedisNodeBackend runs them as Lua scripts on an ioredis client; the property
@@ -59,6 +71,12 @@ export interface NodeBackend {
   keepalive?(entries: readonly LineEntry[], leaseMs: number): Promise<number>;
   /** Steps out of the lines; one that gave up hands on a reservation it did not take. */
   leave?(keys: readonly string[], value: string, acquired: boolean): Promise<number>;
+  /**
+   * Sends `write`, then WAIT for `replicas` right behind it on the same
+   * connection (WAIT covers the writes its own connection made), and resolves
+   * with both replies. Backends without it cannot serve `syncReplicas`.
+   */
+  synced?<T>(write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>>;
   /** Publish/subscribe on this node. Backends without it leave waiters to backoff polling. */
   readonly pubSub?: PubSubPort;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */

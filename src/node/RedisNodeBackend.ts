@@ -14,6 +14,7 @@ import {
   type Rejoin,
   release,
   type ScriptClient,
+  scriptResends,
   type SetClient,
   verify,
 } from '../scripts/index.js';
@@ -21,7 +22,7 @@ import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
-import type { NodeBackend } from './NodeBackend.js';
+import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
 /** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
 export type RedisClient = Redis | Cluster;
@@ -35,6 +36,11 @@ export class RedisNodeBackend implements NodeBackend {
    * so lockers make no call at all for it on every acquire.
    */
   readonly checkKeys: ((keys: readonly string[], argument: string, fencing: boolean) => void) | undefined;
+  /**
+   * Undefined on a cluster: WAIT names no key, so a Cluster client would
+   * send it to any master, not to the one that took the write.
+   */
+  readonly synced: (<T>(write: () => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   readonly pubSub: RedisPubSub;
@@ -47,6 +53,7 @@ export class RedisNodeBackend implements NodeBackend {
     const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
+    this.synced = this.isCluster ? undefined : (write, replicas, timeoutMs) => syncedOn(client as Redis, write, replicas, timeoutMs);
     this.name = name ?? describeClient(client);
     this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
     this.connection = new ConnectionGate(client, this.name);
@@ -102,6 +109,27 @@ export class RedisNodeBackend implements NodeBackend {
   }
 }
 
+/**
+ * The write and the WAIT leave back to back, in one socket write when the
+ * connection is busy, so the sync costs no extra round trip of ours. WAIT
+ * only covers writes of its own connection: a script resent after NOSCRIPT
+ * runs behind the first WAIT, which is then sent again once the write has
+ * answered; and when the client reconnected meanwhile (ioredis resends an
+ * unanswered WAIT on the new connection, where it waits for nothing) the
+ * acknowledgement proves nothing and is not counted.
+ */
+function syncedOn<T>(client: Redis, write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
+  const connection = client.stream;
+  const resendsBefore = scriptResends();
+  const written = write();
+  const acknowledged = client.wait(replicas, timeoutMs);
+  return Promise.all([written, acknowledged])
+    .then(([reply, count]) =>
+      scriptResends() === resendsBefore ? { reply, acknowledged: count } : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+    )
+    .then((synced): SyncedReply<T> => (client.stream === connection ? synced : { ...synced, connectionChanged: true }));
+}
+
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
 function checkClusterKeys(keys: readonly string[], argument: string, fencing: boolean): void {
   assertSameHashSlot(keys, argument);
@@ -114,7 +142,9 @@ function describeClient(client: RedisClient): string {
     const seeds = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
     return `cluster(${seeds.map(describeSeed).join(',')})`;
   }
-  const { host, port, path } = (client as Redis).options;
+  const { host, port, path, sentinels, name } = (client as Redis).options;
+  // A Sentinel client's host and port are ioredis's defaults, not the master's: it is named by what finds the master.
+  if (sentinels && sentinels.length > 0) return `${name ?? 'mymaster'} via sentinels ${sentinels.map(describeSeed).join(',')}`;
   return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
 }
 

@@ -30,6 +30,7 @@ import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
@@ -65,6 +66,15 @@ export class QuorumCoordinator extends LockManager {
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
       if (unable) throw new InvalidArgumentError('options.fencing', `node ${unable.name} cannot hand out fencing tokens`);
+    }
+    if (settings.syncReplicas) {
+      const unable = nodes.find((node) => !node.backend.synced);
+      if (unable) {
+        throw new InvalidArgumentError(
+          'options.syncReplicas',
+          `node ${unable.name} cannot wait for its replicas (a Redis Cluster client would send WAIT to any master)`,
+        );
+      }
     }
   }
 
@@ -110,11 +120,14 @@ export class QuorumCoordinator extends LockManager {
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const fencing = this.settings.fencing;
-    const request: NodeRequest<unknown, FencedOutcome> = position
-      ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
-      : fencing
-        ? acquireFencedRequest(keys, value, ttlMs)
-        : acquireRequest(keys, value, ttlMs);
+    const request = this.#synced<FencedOutcome>(
+      position
+        ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
+        : fencing
+          ? acquireFencedRequest(keys, value, ttlMs)
+          : acquireRequest(keys, value, ttlMs),
+      timeoutMs,
+    );
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (position) {
       hearPlaces(position, result.byNode);
@@ -132,7 +145,7 @@ export class QuorumCoordinator extends LockManager {
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
         const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
-        const written = await vote(this.nodes, this.quorum, fenceRequest(keys, value, tokens), fenceDeadline);
+        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -152,7 +165,7 @@ export class QuorumCoordinator extends LockManager {
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, extendRequest(keys, value, ttlMs), deadline);
+    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
     if (result.granted) {
       const until = validUntil(ttlMs, startedAt, this.settings);
       const left = until - clock.now();
@@ -223,6 +236,18 @@ export class QuorumCoordinator extends LockManager {
 
   #voteDetails(resources: readonly string[], outcomes: readonly NodeOutcome[]) {
     return { resources, nodeCount: this.nodes.length, quorum: this.quorum, outcomes };
+  }
+
+  /**
+   * With `syncReplicas`, a grant counts once WAIT confirmed it. WAIT's own
+   * timeout ends before the request's, so that a short sync is reported as
+   * one rather than as a silent node; never 0, which would make WAIT block
+   * its connection for good.
+   */
+  #synced<O extends NodeOutcome>(request: NodeRequest<unknown, O>, requestTimeoutMs: number): NodeRequest<unknown, O> {
+    const sync = this.settings.syncReplicas;
+    if (sync === undefined) return request;
+    return syncedRequest(request, { replicas: sync.replicas, timeoutMs: Math.max(1, Math.min(sync.timeoutMs, requestTimeoutMs - 1)) });
   }
 
   /** A request may not outlive the lock it asks for. */

@@ -6,6 +6,18 @@ export interface ScriptClient {
   eval(source: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 
+let resends = 0;
+
+/**
+ * How many scripts were resent in full after NOSCRIPT, in this process, so
+ * far. A resent script runs after whatever was sent behind its EVALSHA (a
+ * replica WAIT): a change in this count tells that such a follower may have
+ * run before the write it was meant to follow.
+ */
+export function scriptResends(): number {
+  return resends;
+}
+
 /**
  * One Lua script, sent by SHA1 and resent in full only when the node answers
  * NOSCRIPT (after a restart or SCRIPT FLUSH), so the common path costs one
@@ -33,6 +45,7 @@ export class LuaScript {
   run<T>(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
     return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
       if (!isNoScriptError(error)) throw error;
+      resends++;
       return client.eval(this.source, keys.length, ...keys, ...args).then(read);
     });
   }

@@ -22,10 +22,11 @@ describe('quorumlock usage errors exit 64 and name the bad argument', () => {
     ['a fractional millisecond', ['exec', ...NODE, '--ttl', '1.5ms', 'job', '--', 'true'], /'--ttl <duration>' argument '1.5ms' is invalid\. expected a whole number/],
     ['a bad --wait', ['exec', ...NODE, '--wait', 'always', 'job', '--', 'true'], /'--wait <duration>' argument 'always' is invalid\..*or forever/],
     ['a bad --grace', ['exec', ...NODE, '--grace', '-1s', 'job', '--', 'true'], /'--grace <duration>' argument '-1s' is invalid/],
+    ['a --sync-replicas that is not a count', ['exec', ...NODE, '--sync-replicas', '0', 'job', '--', 'true'], /'--sync-replicas <count>' argument '0' is invalid\. expected a whole number of replicas, 1 or more/],
     ['a bad --on-lost', ['exec', ...NODE, '--on-lost', 'ignore', 'job', '--', 'true'], /'--on-lost <action>' argument 'ignore' is invalid\. Allowed choices are term, kill/],
     ['a misspelt option', ['exec', ...NODE, '--tll', '5s', 'job', '--', 'true'], /unknown option '--tll'\n\(Did you mean --ttl\?\)/],
     ['no Redis node', ['exec', 'job', '--', 'true'], /Invalid --redis: no Redis node given: pass --redis URL .* or set QUORUMLOCK_REDIS_URLS/],
-    ['a URL that is not Redis', ['exec', '--redis', 'http://h:1', 'job', '--', 'true'], /Invalid --redis: expected a redis:\/\/ or rediss:\/\/ URL/],
+    ['a URL that is not Redis', ['exec', '--redis', 'http://h:1', 'job', '--', 'true'], /Invalid --redis: expected a redis:\/\/, rediss:\/\/ or redis\+sentinel:\/\/ URL/],
     ['a URL that does not parse', ['exec', '--redis', 'redis://:secret@', 'job', '--', 'true'], /Invalid --redis: expected a URL like redis:\/\/host:6379, got "redis:\/\/…@"/],
     [
       'the same host:port twice',
@@ -48,7 +49,7 @@ describe('quorumlock usage errors exit 64 and name the bad argument', () => {
   it('reads QUORUMLOCK_REDIS_URLS and names it when it is wrong', async () => {
     const result = await runCli(['exec', 'job', '--', 'true'], { env: { QUORUMLOCK_REDIS_URLS: 'redis://127.0.0.1:1,localhost:2' } });
     expect(result.code).toBe(64);
-    expect(result.stderr).toMatch(/Invalid QUORUMLOCK_REDIS_URLS #2: expected a redis:\/\/ or rediss:\/\/ URL/);
+    expect(result.stderr).toMatch(/Invalid QUORUMLOCK_REDIS_URLS #2: expected a redis:\/\/, rediss:\/\/ or redis\+sentinel:\/\/ URL/);
   });
 
   it('prints usage errors as JSON with --json', async () => {

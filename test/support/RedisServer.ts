@@ -9,9 +9,12 @@
  *   await server.restart({ empty: true }); // same port, data files deleted
  *   await server.pause(); await server.resume(); // SIGSTOP / SIGCONT
  *   await server.stop();            // SIGTERM (SIGKILL after a grace), temp dir removed
+ *
+ *   new RedisServer({ replicaOf: { host, port } })   // starts as a replica
+ *   new RedisServer({ sentinel: { name, host, port, quorum, downAfterMs, failoverTimeoutMs } }) // a sentinel
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,6 +40,25 @@ export interface RedisServerOptions {
   readonly stopGraceMs?: number;
   /** Extra command-line arguments, appended last. */
   readonly extraArgs?: readonly string[];
+  /** Start as a replica of this address (REPLICAOF); restart() can change it. */
+  readonly replicaOf?: Address;
+  /** Run as a Sentinel (`redis-server sentinel.conf --sentinel`) monitoring this master instead of as a server. */
+  readonly sentinel?: SentinelMonitor;
+}
+
+export interface Address {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** What a sentinel watches, and how quickly it gives a master up. */
+export interface SentinelMonitor extends Address {
+  /** The master's name, as clients ask for it (`name` in ioredis's sentinel options). */
+  readonly name: string;
+  /** Sentinels that must agree the master is down. */
+  readonly quorum: number;
+  readonly downAfterMs: number;
+  readonly failoverTimeoutMs: number;
 }
 
 export interface RestartOptions {
@@ -44,6 +66,8 @@ export interface RestartOptions {
   readonly empty?: boolean;
   /** Stop with SIGTERM (clean shutdown) instead of SIGKILL (crash, the default). */
   readonly graceful?: boolean;
+  /** Come back as a replica of this address (from now on), as a failed-over master rejoins the new one. */
+  readonly replicaOf?: Address;
 }
 
 const HOST = '127.0.0.1';
@@ -65,10 +89,12 @@ export class RedisServer {
   private dataDir: string | undefined;
   private log = '';
   private lastExit: string | undefined;
+  private replicaOf: Address | undefined;
 
   constructor(options: RedisServerOptions = {}) {
     this.options = options;
     this.persistence = options.persistence ?? 'none';
+    this.replicaOf = options.replicaOf;
   }
 
   /** The port, known once start() has succeeded (kept across restarts). */
@@ -148,6 +174,7 @@ export class RedisServer {
   async restart(options: RestartOptions = {}): Promise<void> {
     const port = this.port;
     await this.terminate(options.graceful === true ? 'SIGTERM' : 'SIGKILL');
+    if (options.replicaOf !== undefined) this.replicaOf = options.replicaOf;
     if (options.empty === true && this.dataDir !== undefined) {
       await rm(this.dataDir, { recursive: true, force: true });
       await mkdir(this.dataDir, { recursive: true });
@@ -184,10 +211,17 @@ export class RedisServer {
   }
 
   private args(port: number, dir: string): string[] {
+    if (this.options.sentinel !== undefined) return this.sentinelArgs(port, dir, this.options.sentinel);
+    const replication = this.replicaOf === undefined ? [] : ['--replicaof', this.replicaOf.host, String(this.replicaOf.port)];
     const persistence =
       this.persistence === 'none'
         ? ['--save', '', '--appendonly', 'no']
         : ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
+    return [...this.commonArgs(port, dir), '--dbfilename', 'dump.rdb', ...persistence, ...replication, ...(this.options.extraArgs ?? [])];
+  }
+
+  /** What a server and a sentinel are both told: where to listen and work, in the foreground, logging to stdout. */
+  private commonArgs(port: number, dir: string): string[] {
     return [
       '--port', String(port),
       '--bind', HOST,
@@ -195,10 +229,28 @@ export class RedisServer {
       '--daemonize', 'no',
       '--dir', dir,
       '--logfile', '',
-      '--dbfilename', 'dump.rdb',
-      ...persistence,
-      ...(this.options.extraArgs ?? []),
     ];
+  }
+
+  /**
+   * A sentinel rewrites its configuration file as it learns the group, so
+   * the file is written once, before its first start, and never again.
+   */
+  private sentinelArgs(port: number, dir: string, monitor: SentinelMonitor): string[] {
+    const config = join(dir, 'sentinel.conf');
+    if (!existsSync(config)) {
+      writeFileSync(
+        config,
+        [
+          `sentinel monitor ${monitor.name} ${monitor.host} ${monitor.port} ${monitor.quorum}`,
+          `sentinel down-after-milliseconds ${monitor.name} ${monitor.downAfterMs}`,
+          `sentinel failover-timeout ${monitor.name} ${monitor.failoverTimeoutMs}`,
+          `sentinel parallel-syncs ${monitor.name} 1`,
+          '',
+        ].join('\n'),
+      );
+    }
+    return [config, '--sentinel', ...this.commonArgs(port, dir), ...(this.options.extraArgs ?? [])];
   }
 
   /** Spawn on `port` and wait until it answers. 'addrinuse' means: try another port. */

@@ -8,6 +8,7 @@ import {
   type QuorumLockError,
   type QuorumLockErrorFor,
   type QuorumUnreachableError,
+  type ReplicaSyncError,
   type ValidityExhaustedError,
 } from '../../src/index.js';
 
@@ -49,7 +50,18 @@ describe('isQuorumLockError narrows a caught error', () => {
 
   it('names the class of a code', () => {
     expectTypeOf<QuorumLockErrorFor<typeof ErrorCode.QUORUM_UNREACHABLE>>().toEqualTypeOf<QuorumUnreachableError>();
+    expectTypeOf<QuorumLockErrorFor<typeof ErrorCode.REPLICA_SYNC>>().toEqualTypeOf<ReplicaSyncError>();
     expectTypeOf<LockHeldError['code']>().toEqualTypeOf<typeof ErrorCode.LOCK_HELD>();
+  });
+});
+
+describe('the syncReplicas option', () => {
+  it('takes how many replicas, and optionally how long WAIT may wait', () => {
+    expectTypeOf({ syncReplicas: { replicas: 1 } }).toMatchTypeOf<LockerOptions>();
+    expectTypeOf({ syncReplicas: { replicas: 2, timeoutMs: 20 } }).toMatchTypeOf<LockerOptions>();
+    // @ts-expect-error the number of replicas is required
+    const noReplicas: LockerOptions = { syncReplicas: { timeoutMs: 20 } };
+    void noReplicas;
   });
 });
 

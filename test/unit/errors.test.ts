@@ -11,6 +11,7 @@ import {
   NodeTimeoutError,
   QuorumLockError,
   QuorumUnreachableError,
+  ReplicaSyncError,
   ValidityExhaustedError,
 } from '../../src/index.js';
 import type { NodeOutcome } from '../../src/node/outcome.js';
@@ -29,6 +30,7 @@ const samples: readonly QuorumLockError[] = [
   new LockReleasedError(['r']),
   new AbortedError('stop'),
   new NodeTimeoutError('a:1', 50),
+  new ReplicaSyncError('a:1', 0, 1, 25),
 ];
 
 describe('isQuorumLockError', () => {

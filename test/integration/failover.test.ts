@@ -1,0 +1,125 @@
+/**
+ * Locks on Sentinel-managed Redis, against real master, replica and sentinel
+ * processes: what a failover does to a lock with and without replica sync.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCode, isQuorumLockError, QuorumUnreachableError, RedisLock, ReplicaSyncError } from '../../src/index.js';
+import { type FailoverKind, SentinelGroup } from '../support/SentinelGroup.js';
+import { TcpProxy } from '../support/TcpProxy.js';
+
+let group: SentinelGroup | undefined;
+
+afterEach(async () => {
+  await group?.stop();
+  group = undefined;
+});
+
+/** A master and one replica that replicates through a proxy the test controls. */
+async function startGroup(): Promise<{ group: SentinelGroup; link: NonNullable<ReturnType<SentinelGroup['replicationLink']>> }> {
+  group = await SentinelGroup.start({ replicas: 1, proxiedReplication: true });
+  const link = group.replicationLink(1);
+  if (link === undefined) throw new Error('the replica has no replication proxy');
+  return { group, link };
+}
+
+/** Node timeouts long enough for a replica 100 ms away; the WAIT ends well before them. */
+const synced = { nodeTimeoutMs: 2000, syncReplicas: { replicas: 1, timeoutMs: 1500 } } as const;
+
+describe('a failover', () => {
+  it('keeps a lock taken with syncReplicas: the promoted replica has the key, and another client is refused', async () => {
+    const { group, link } = await startGroup();
+    // Replication lags; without the WAIT the acquire would return before the replica has the key.
+    link.latencyMs = 100;
+    const lock = await new RedisLock(group.client(), synced).acquire('orders:1', 60_000);
+    // Whatever was still on its way to the replica is lost with the master.
+    link.cutOff();
+    const { to } = await group.failover('kill');
+    expect(to).toBe(1);
+    expect(await group.command(group.master, 'GET', 'orders:1')).toBe(lock.value);
+    const rival = new RedisLock(group.client());
+    expect(await rival.tryAcquire('orders:1', 60_000)).toBeNull();
+    // The holder goes on: its extend reaches the new master, whose new replica confirms it.
+    await lock.extend(60_000);
+    expect(lock.remainingMs()).toBeGreaterThan(50_000);
+  });
+
+  it('loses a lock taken without sync while replication was stalled: another client takes it after the failover', async () => {
+    const { group, link } = await startGroup();
+    link.blackhole();
+    const lock = await new RedisLock(group.client(), { nodeTimeoutMs: 2000 }).acquire('orders:2', 60_000);
+    expect(lock.remainingMs()).toBeGreaterThan(50_000);
+    await group.failover('kill');
+    expect(await group.command(group.master, 'GET', 'orders:2')).toBeNull();
+    const rival = await new RedisLock(group.client()).tryAcquire('orders:2', 60_000);
+    // Two holders of one lock: the failure syncReplicas guards against.
+    expect(rival).not.toBeNull();
+    expect(rival?.value).not.toBe(lock.value);
+  });
+});
+
+describe('syncReplicas against a real replica', () => {
+  it('fails the node whose replica does not acknowledge in time, names the cause, and undoes the write', async () => {
+    const { group, link } = await startGroup();
+    link.blackhole();
+    const locker = new RedisLock(group.client(), { nodeTimeoutMs: 500, syncReplicas: { replicas: 1, timeoutMs: 100 } });
+    const error = await locker.tryAcquire('orders:3', 10_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuorumUnreachableError);
+    const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
+    expect(isQuorumLockError(cause, ErrorCode.REPLICA_SYNC)).toBe(true);
+    expect((cause as ReplicaSyncError).message).toBe(`${group.name} via sentinels ${group.sentinelAddresses.map((a) => `${a.host}:${a.port}`).join(',')}: 0 of 1 replica acknowledged within 100 ms`);
+    expect((error as Error).message).toContain('0 of 1 replica acknowledged within 100 ms');
+    expect(await group.command(group.master, 'GET', 'orders:3')).toBeNull();
+  });
+
+  it('does not count a WAIT that the client resent on a new connection, where it waits for nothing of ours', async () => {
+    const { group, link } = await startGroup();
+    const proxy = await TcpProxy.start(group.master);
+    const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
+    client.on('error', () => undefined);
+    try {
+      await client.ping();
+      // The replica gets nothing more: a WAIT on the writing connection blocks until its timeout.
+      link.blackhole();
+      const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
+      const attempt = locker.tryAcquire('orders:4', 10_000).catch((e: unknown) => e);
+      await sleep(150);
+      // The SET has answered; ioredis resends the pending WAIT on its next connection.
+      proxy.cutOff();
+      proxy.heal();
+      const error = await attempt;
+      expect(error).toBeInstanceOf(QuorumUnreachableError);
+      expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+    } finally {
+      client.disconnect();
+      await proxy.close();
+    }
+  });
+
+  it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async () => {
+    const { group } = await startGroup();
+    const locker = new RedisLock(group.client(), synced);
+    await locker.tryAcquire(['a', 'b'], 10_000).then((lock) => lock?.release());
+    await group.command(group.master, 'SCRIPT', 'FLUSH');
+    await group.command(group.master, 'CONFIG', 'RESETSTAT');
+    const lock = await locker.tryAcquire(['c', 'd'], 10_000);
+    expect(lock).not.toBeNull();
+    const stats = (await group.command(group.master, 'INFO', 'commandstats')) as string;
+    expect(/cmdstat_wait:calls=(\d+)/.exec(stats)?.[1]).toBe('2');
+  });
+});
+
+describe('an ioredis Sentinel client', () => {
+  it.each<FailoverKind>(['kill', 'pause'])('finds the new master after a failover (%s), and the next acquire works there', async (kind) => {
+    const { group } = await startGroup();
+    const locker = new RedisLock(group.client(), { nodeTimeoutMs: 200 });
+    const before = await locker.acquire('jobs:1', 10_000);
+    await before.release();
+    const { to } = await group.failover(kind);
+    const lock = await locker.acquire('jobs:1', 10_000, { acquireTimeoutMs: 10_000 });
+    expect(group.masterIndex).toBe(to);
+    expect(await group.command(group.master, 'GET', 'jobs:1')).toBe(lock.value);
+    await lock.release();
+  });
+});
