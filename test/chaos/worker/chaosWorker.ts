@@ -15,22 +15,8 @@ import { sharedNow } from '../history/timeBase.js';
 import { Rng } from '../run/rng.js';
 import { grantsIn, redlockOptions } from '../run/scenario.js';
 import { mergeStats, runClient } from '../run/workload.js';
+import { finish, send, unhandled } from './workerProcess.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './protocol.js';
-
-function send(message: FromWorker): void {
-  process.send?.(message);
-}
-
-let finished = false;
-// Orphaned (the test process died): leave at once.
-process.on('disconnect', () => {
-  if (!finished) process.exit(2);
-});
-
-const unhandled: string[] = [];
-process.on('unhandledRejection', (reason) => {
-  unhandled.push(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
-});
 
 let started = false;
 const stop = new AbortController();
@@ -81,14 +67,7 @@ async function run(config: WorkerConfig): Promise<void> {
   for (const client of clients) client.disconnect();
   // The library's idle wake-up connections close 500 ms after their last waiter.
   await new Promise((resolve) => setTimeout(resolve, 600));
-  // A long run's history is megabytes: wait until it is written before closing the channel.
-  await new Promise<void>((resolve, reject) => {
-    const message: FromWorker = { type: 'history', ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), stats, unhandled };
-    process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
-  });
-  finished = true;
-  // From here the process must exit by itself: a timer or connection left behind would keep it alive.
-  process.disconnect();
+  await finish({ type: 'history', ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), stats, unhandled });
 }
 
 /**

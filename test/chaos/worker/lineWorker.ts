@@ -24,11 +24,8 @@ import { fromMonotonic, sharedNow } from '../history/timeBase.js';
 import type { HandoverRecord, OpRecord, ReleaseIntent, WantEnd } from '../history/types.js';
 import { Rng } from '../run/rng.js';
 import { sleep } from '../run/sleep.js';
+import { finish as finishWorker, send, unhandled } from './workerProcess.js';
 import type { FromWorker, LineWorkerConfig, ToWorker } from './protocol.js';
-
-function send(message: FromWorker): void {
-  process.send?.(message);
-}
 
 /** The journal's file descriptor, once 'prepare' named it. */
 let journal: number | undefined;
@@ -44,17 +41,6 @@ function record(message: FromWorker): void {
   if (journal !== undefined) writeSync(journal, `${JSON.stringify(message)}\n`);
   send(message);
 }
-
-let finished = false;
-// Orphaned (the test process died): leave at once.
-process.on('disconnect', () => {
-  if (!finished) process.exit(2);
-});
-
-const unhandled: string[] = [];
-process.on('unhandledRejection', (reason) => {
-  unhandled.push(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
-});
 
 const streamed: HistorySink = {
   op: (op: OpRecord) => record({ type: 'op', record: op }),
@@ -200,11 +186,5 @@ async function finish(prepared: Prepared | undefined, counts: Counts | undefined
   journal = undefined;
   // The library's idle wake-up connections close 500 ms after their last waiter.
   await sleep(600);
-  await new Promise<void>((resolve, reject) => {
-    const message: FromWorker = { type: 'line-done', stats: counts ?? { acquired: 0, gaveUp: {}, unexpected: [] }, unhandled };
-    process.send?.(message, undefined, {}, (error) => (error ? reject(error) : resolve()));
-  });
-  finished = true;
-  // From here the process must exit by itself: a timer or connection left behind would keep it alive.
-  process.disconnect();
+  await finishWorker({ type: 'line-done', stats: counts ?? { acquired: 0, gaveUp: {}, unexpected: [] }, unhandled });
 }
