@@ -27,9 +27,22 @@ local function first_live(line, lease, now_ms)
   end
 end
 
+-- Tells the waiter whose value is `head` that `key` went to it: on the
+-- handoff channel of its process (the tag in front of the value, see
+-- randomValue.ts), so that no other process wakes; a value without a tag
+-- (another client) hears it on the key's release channel.
+local function announce_handoff(key, head)
+  local tag = string.match(head, '^(%x+)%.')
+  if tag then
+    redis.call('PUBLISH', 'quorumlock:handoff:' .. tag, head .. ' ' .. key)
+  else
+    redis.call('PUBLISH', 'quorumlock:released:' .. key, head)
+  end
+end
+
 -- The free key goes to the line's live head as a short reservation (its
--- value with reservation_ms), announced with the head's value so only that
--- waiter wakes; it then takes the key with its TTL through the usual checks.
+-- value with reservation_ms), announced to that waiter alone (see
+-- announce_handoff); it then takes the key with its TTL through the usual checks.
 -- A waiter undoing its own attempt hears it too when the key goes back to
 -- itself (first in line): it comes back for it at once, instead of after
 -- its backoff while the reservation runs out.
@@ -40,6 +53,6 @@ local function hand_off(key, line, lease, now_ms, reservation_ms)
   -- for the line (release.lua skips it for an unmarked key nobody waited for).
   local behind = redis.call('ZCARD', line) > 1
   redis.call('SET', key, behind and head .. '!' or head, 'PX', reservation_ms)
-  redis.call('PUBLISH', 'quorumlock:released:' .. key, head)
+  announce_handoff(key, head)
   return true
 end

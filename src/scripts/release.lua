@@ -3,8 +3,8 @@
 -- line's live head as a reservation (line.lua's hand_off), others announce
 -- the deletions that waiters listen for, so that they retry at once instead
 -- of polling. A deleted key K is announced on 'quorumlock:released:' .. K
--- (RELEASE_CHANNEL_PREFIX in release.ts): a handoff with the head's value,
--- any other deletion with ''.
+-- (RELEASE_CHANNEL_PREFIX in release.ts) with ''; a handoff is announced to
+-- its waiter's process alone (line.lua's announce_handoff).
 -- KEYS[1..n]      the resources
 -- KEYS[n+1..3n]   each resource's line and lease (lineKeys.ts)
 -- ARGV[1]         the lock's random value

@@ -10,6 +10,13 @@ export const releasePlainScript = new LuaScript('releasePlain', plainSource);
 export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
 
 /**
+ * Where a handoff to a waiter is announced: this prefix (written out in
+ * line.lua), then the tag of the waiter's process (PROCESS_TAG); the message
+ * is the waiter's value, a space, and the key as the node stores it.
+ */
+export const HANDOFF_CHANNEL_PREFIX = 'quorumlock:handoff:';
+
+/**
  * Which deletions a release announces: `all` (this process has waiters in
  * line for the keys), `marked` (only keys a waiter marked: the others have
  * nobody listening) or `none` (the undo of a failed attempt, which would only

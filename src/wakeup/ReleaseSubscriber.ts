@@ -1,4 +1,6 @@
+import { PROCESS_TAG } from '../lock/randomValue.js';
 import type { PubSubConnection, PubSubPort } from '../node/PubSub.js';
+import { HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
 
 /** Hears each announcement's payload: a handoff names the waiter it is for, '' is for anybody. */
 type Listener = (message: string) => void;
@@ -10,12 +12,18 @@ type Listener = (message: string) => void;
  */
 const LINGER_MS = 500;
 
+/** Where the nodes announce handoffs to this process's waiters (line.lua's announce_handoff). */
+const HANDOFF_CHANNEL = HANDOFF_CHANNEL_PREFIX + PROCESS_TAG;
+
 const byNode = new Map<string, ReleaseSubscriber>();
 
 /**
  * One SUBSCRIBE connection per node for the whole process, shared by every
  * waiter on that node: a duplicate of the user's client, opened when the
- * first waiter needs it and closed once none has for a moment.
+ * first waiter needs it and closed once none has for a moment. Besides the
+ * release channels of the keys waited for, it listens to the process's
+ * handoff channel, and passes each handoff on as if it came on its key's
+ * release channel.
  */
 export class ReleaseSubscriber {
   readonly #port: PubSubPort;
@@ -23,6 +31,8 @@ export class ReleaseSubscriber {
   readonly #listeners = new Map<string, Set<Listener>>();
   readonly #subscribed = new Map<string, Promise<unknown>>();
   #sweepTimer: NodeJS.Timeout | undefined;
+  /** The handoff channel's subscription, made with the connection. */
+  #handoffSubscribed: Promise<unknown> = Promise.resolve();
 
   private constructor(port: PubSubPort) {
     this.#port = port;
@@ -44,7 +54,7 @@ export class ReleaseSubscriber {
    */
   async watch(channels: readonly string[], listener: Listener, timeoutMs: number): Promise<() => void> {
     const connection = this.#connect();
-    const confirmations: Promise<unknown>[] = [];
+    const confirmations: Promise<unknown>[] = [this.#handoffSubscribed];
     for (const channel of channels) {
       let listeners = this.#listeners.get(channel);
       if (!listeners) {
@@ -99,14 +109,24 @@ export class ReleaseSubscriber {
     if (this.#connection) return this.#connection;
     const connection = this.#port.connect();
     connection.onReady(() => {
-      if (this.#subscribed.size > 0) connection.subscribe(...this.#subscribed.keys()).catch(() => undefined);
+      connection.subscribe(HANDOFF_CHANNEL, ...this.#subscribed.keys()).catch(() => undefined);
     });
     connection.onMessage((channel, message) => {
-      const listeners = this.#listeners.get(channel);
-      if (listeners) for (const listener of [...listeners]) listener(message);
+      if (channel === HANDOFF_CHANNEL) {
+        const space = message.indexOf(' ');
+        if (space > 0) this.#dispatch(RELEASE_CHANNEL_PREFIX + message.slice(space + 1), message.slice(0, space));
+        return;
+      }
+      this.#dispatch(channel, message);
     });
+    this.#handoffSubscribed = connection.subscribe(HANDOFF_CHANNEL).catch(() => undefined);
     this.#connection = connection;
     return connection;
+  }
+
+  #dispatch(channel: string, message: string): void {
+    const listeners = this.#listeners.get(channel);
+    if (listeners) for (const listener of [...listeners]) listener(message);
   }
 }
 

@@ -166,7 +166,7 @@ async function expectHandoffCheatCaught(cheat: HandoffCheat, earLatencyMs: numbe
     async ({ cluster, lockers, resource }) => {
       const [a, b, c] = lockers as readonly Locker[] as [Locker, Locker, Locker];
       try {
-        await cheater?.listen(resource);
+        await cheater?.listen();
         const lockA = await a.acquire(resource, 2_000);
         const pendingB = b.acquire(resource, 3_000, { acquireTimeoutMs: 5_000 });
         await untilInLineEverywhere(cluster, resource);

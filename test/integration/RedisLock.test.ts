@@ -68,7 +68,7 @@ describe('RedisLock', () => {
   it('hands out a 128-bit random value and a validity below ttl - drift', async () => {
     const locker = new RedisLock(redis, patient);
     const lock = await locker.acquire('v', 10_000);
-    expect(lock.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(lock.value).toMatch(/^[0-9a-f]{8}\.[0-9a-f]{32}$/);
     expect(lock.remainingMs()).toBeGreaterThan(0);
     expect(lock.remainingMs()).toBeLessThanOrEqual(10_000 - 102);
     const pttl = await redis.pttl('v');

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RedisLock, Redlock } from '../../src/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { HANDOFF_CHANNEL_PREFIX } from '../../src/scripts/release.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { LEASE_MS, LinePosition } from '../../src/wakeup/LinePosition.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
@@ -170,11 +171,35 @@ describe('wait lines across processes', () => {
     const order = await lineOf(client, 'fifo');
     const taken: string[] = [];
     const watcher = client.duplicate();
-    await watcher.subscribe('quorumlock:released:fifo');
-    watcher.on('message', (_channel: string, value: string) => taken.push(value));
+    // Each handoff is announced to its waiter's process alone: 'value key' on its process's channel.
+    await watcher.psubscribe(`${HANDOFF_CHANNEL_PREFIX}*`);
+    watcher.on('pmessage', (_pattern: string, _channel: string, message: string) => taken.push(message.split(' ')[0] as string));
     await holder.release();
     await Promise.all(waiters.map((waiter) => waiter.said('acquired fifo')));
     expect(taken).toEqual(order);
+    await watcher.quit();
+    await expectEveryKeyToExpire(client);
+  }, 60_000);
+
+  it("announces a handoff to the waiter's process alone, not to every process with a waiter for the key", async () => {
+    const [client] = nodes.clients() as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const holder = await new RedisLock(client).acquire('solo', HOLDER_TTL_MS);
+    const first = startChild('lineWaiter', [port, 'solo']);
+    await lineLength([client], 'solo', 1);
+    const second = startChild('lineWaiter', [port, 'solo']);
+    await lineLength([client], 'solo', 2);
+    const [head, next] = (await lineOf(client, 'solo')) as [string, string];
+    const processTag = (value: string) => value.slice(0, value.indexOf('.'));
+    expect(processTag(head)).not.toBe(processTag(next));
+    const heard: string[] = [];
+    const watcher = client.duplicate();
+    await watcher.psubscribe('quorumlock:*');
+    watcher.on('pmessage', (_pattern: string, channel: string, message: string) => heard.push(`${channel} ${message}`));
+    await holder.release();
+    await Promise.all([first.said('acquired solo'), second.said('acquired solo')]);
+    expect(heard.filter((message) => message.includes(head))).toEqual([`${HANDOFF_CHANNEL_PREFIX}${processTag(head)} ${head} solo`]);
+    expect(heard.filter((message) => message.includes(next))).toEqual([`${HANDOFF_CHANNEL_PREFIX}${processTag(next)} ${next} solo`]);
     await watcher.quit();
     await expectEveryKeyToExpire(client);
   }, 60_000);

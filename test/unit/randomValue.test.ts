@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
-import { randomValue } from '../../src/lock/randomValue.js';
+import { PROCESS_TAG, randomValue } from '../../src/lock/randomValue.js';
 
-it('hands out distinct 128-bit hex values across pool refills', () => {
+it('hands out distinct 128-bit hex values across pool refills, each behind the process tag', () => {
   const values = Array.from({ length: 2_000 }, randomValue);
-  for (const value of values) expect(value).toMatch(/^[0-9a-f]{32}$/);
+  expect(PROCESS_TAG).toMatch(/^[0-9a-f]{8}$/);
+  for (const value of values) expect(value).toMatch(new RegExp(`^${PROCESS_TAG}\\.[0-9a-f]{32}$`));
   expect(new Set(values).size).toBe(values.length);
 });

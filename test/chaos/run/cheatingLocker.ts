@@ -24,7 +24,8 @@ import { validUntil } from '../../../src/clock/validity.js';
 import type { Grant } from '../../../src/lock/grant.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { RESERVATION_MS } from '../../../src/scripts/line.js';
-import { RELEASE_CHANNEL_PREFIX } from '../../../src/scripts/release.js';
+import { PROCESS_TAG } from '../../../src/lock/randomValue.js';
+import { HANDOFF_CHANNEL_PREFIX } from '../../../src/scripts/release.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import { ObservedRedlock, type ObserverOptions } from '../history/ObservedRedlock.js';
 
@@ -66,13 +67,14 @@ export class CheatingRedlock extends ObservedRedlock {
       const client = clients[i] as Redis;
       // The node's label in the library's outcomes (and so in the history).
       const label = `${client.options.host}:${client.options.port}`;
-      ear.on('message', (_channel: string, message: string) => this.#heard(label, message));
+      // A handoff to one of our values: 'value key' on this process's handoff channel.
+      ear.on('message', (_channel: string, message: string) => this.#heard(label, message.slice(0, message.indexOf(' '))));
     });
   }
 
-  /** Subscribes to the announcements of `resource` on every node; resolves once all confirmed. */
-  async listen(resource: string): Promise<void> {
-    await Promise.all(this.#ears.map((ear) => ear.subscribe(`${RELEASE_CHANNEL_PREFIX}${resource}`)));
+  /** Subscribes to the handoffs to this process's waiters on every node; resolves once all confirmed. */
+  async listen(): Promise<void> {
+    await Promise.all(this.#ears.map((ear) => ear.subscribe(`${HANDOFF_CHANNEL_PREFIX}${PROCESS_TAG}`)));
   }
 
   close(): void {
