@@ -83,7 +83,7 @@ describe('quorumlock exec', () => {
     await started(log, 'a');
     const [start] = readEvents(log);
     expect(start?.resource).toBe('job:env');
-    expect(start?.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(start?.value).toMatch(/^[0-9a-f]{8}\.[0-9a-f]{32}$/);
     expect(Number(start?.validityMs)).toBeGreaterThan(0);
     expect(Number(start?.validityMs)).toBeLessThanOrEqual(20_000);
     // Without --fencing there is no token, not even one inherited from outside.

@@ -64,7 +64,7 @@ describe('quorumlock exec inside quorumlock exec', () => {
     expect((await readFile(innerStatus, 'utf8')).trim()).toBe('0');
     const [inner, after] = readEvents(log).filter((e) => e.event === 'start');
     expect(inner?.id).toBe('inner');
-    expect(inner?.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(inner?.value).toMatch(/^[0-9a-f]{8}\.[0-9a-f]{32}$/);
     expect(inner?.value).toBe(after?.value);
     expect(inner?.resource).toBe('job:nested');
     // The same lock, so the same fencing token.

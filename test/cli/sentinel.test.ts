@@ -18,7 +18,7 @@ describe('quorumlock on a redis+sentinel:// node', () => {
     const result = await runCli(['exec', '--redis', url, 'cron:nightly', '--', 'sh', '-c', 'echo "$QUORUMLOCK_LOCK_VALUE"']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toMatch(/^[0-9a-f]{32}$/);
+    expect(result.stdout.trim()).toMatch(/^[0-9a-f]{8}\.[0-9a-f]{32}$/);
   });
 
   it('waits for the replica with --sync-replicas, and fails the node, naming the shortfall, when too few replicas answer', async () => {
