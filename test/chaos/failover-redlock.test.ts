@@ -16,13 +16,13 @@ const KINDS = ['kill', 'pause', 'lossy', 'planned'] as const;
 describe('chaos: Redlock over Sentinel-managed groups', () => {
   it(
     'no two holders overlap on 3 groups while one at a time fails over, when grants wait for the replicas',
-    () => file.expectSafe({ name: 'failover-redlock3-sync', rules: [3, 4, 5], groups: 3, sync: true, kinds: KINDS, budgetMs: budget }),
+    () => file.expectSafe({ name: 'failover-redlock3-sync', rules: [3, 4, 5], groups: 3, sync: true, fencing: true, kinds: KINDS, budgetMs: budget }),
     scenarioTimeoutMs(budget, 30_000),
   );
 
   it(
     'no two holders overlap on 5 groups while one at a time fails over, when grants wait for the replicas',
-    () => file.expectSafe({ name: 'failover-redlock5-sync', rules: [3, 4, 5], groups: 5, sync: true, kinds: KINDS, budgetMs: budget }),
+    () => file.expectSafe({ name: 'failover-redlock5-sync', rules: [3, 4, 5], groups: 5, sync: true, fencing: true, kinds: KINDS, budgetMs: budget }),
     scenarioTimeoutMs(budget, 30_000),
   );
 

@@ -14,7 +14,7 @@ const file = failoverChaosFile(import.meta.filename, 1);
 describe('chaos: failovers of a Sentinel-managed master', () => {
   it(
     'no two holders overlap through kill -9, SIGSTOP, lossy and planned failovers when grants wait for the replica',
-    () => file.expectSafe({ name: 'failover-single-sync', rules: [4, 5], groups: 1, sync: true, kinds: ['kill', 'pause', 'lossy', 'planned'], budgetMs: budget }),
+    () => file.expectSafe({ name: 'failover-single-sync', rules: [4, 5], groups: 1, sync: true, fencing: true, kinds: ['kill', 'pause', 'lossy', 'planned'], budgetMs: budget }),
     scenarioTimeoutMs(budget, 30_000),
   );
 

@@ -39,8 +39,12 @@ export interface SentinelGroupOptions {
   /** Sentinels' down-after-milliseconds. Default 300. */
   readonly downAfterMs?: number;
   /**
-   * Sentinels' failover-timeout. Default 1000, or 60 s with proxied
-   * replication: a sentinel that sees a replica replicate from an address
+   * Sentinels' failover-timeout. Default 3000: a sentinel sees the replica it
+   * promoted only in its next INFO of it (once a second during a failover),
+   * and on a loaded machine that came after a timeout of 1000 ms: the
+   * sentinel aborted the failover, kept naming the old master, and turned the
+   * promoted replica back into a replica of it 9 s later (two masters in the
+   * meantime; the failover never finished). With proxied replication 60 s: a sentinel that sees a replica replicate from an address
    * other than the master's points it at the master itself
    * (+fix-slave-config), bypassing the proxy, once failover-timeout has
    * passed since the replica last changed.
@@ -117,7 +121,7 @@ export class SentinelGroup {
       replicas: options.replicas ?? 1,
       proxiedReplication: options.proxiedReplication ?? false,
       downAfterMs: options.downAfterMs ?? 300,
-      failoverTimeoutMs: options.failoverTimeoutMs ?? (options.proxiedReplication === true ? 60_000 : 1000),
+      failoverTimeoutMs: options.failoverTimeoutMs ?? (options.proxiedReplication === true ? 60_000 : 3000),
       failoverDeadlineMs: options.failoverDeadlineMs ?? 20_000,
     };
     const master = new RedisServer({ extraArgs: SERVER_ARGS });

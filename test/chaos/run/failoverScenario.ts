@@ -42,6 +42,8 @@ export interface FailoverScenarioSpec {
   readonly groups: number;
   /** syncReplicas: { replicas: 1 }. */
   readonly sync: boolean;
+  /** Fencing tokens on: the checker then also verifies that they increase across failovers. */
+  readonly fencing?: boolean;
   readonly kinds: readonly FailoverKind[];
   readonly budgetMs: number;
   readonly clients?: number;
@@ -180,6 +182,7 @@ class Lockers {
   constructor(
     private readonly groups: readonly SentinelGroup[],
     private readonly sync: boolean,
+    private readonly fencing = false,
   ) {}
 
   async make(label: string): Promise<ObservedRedlock> {
@@ -194,6 +197,7 @@ class Lockers {
       acquireTimeoutMs: 1_500,
       retry: RETRY,
       ...(this.sync ? { syncReplicas: SYNC } : {}),
+      fencing: this.fencing,
     };
     return new ObservedRedlock(clients, options, { client: label, sink: this.buffer, nodeNames });
   }
@@ -229,7 +233,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
   const seed = seedFromEnv();
   const rng = new Rng(seed);
   const faults = new FaultLog();
-  const lockers = new Lockers(groups, spec.sync);
+  const lockers = new Lockers(groups, spec.sync, spec.fencing);
   const roles = new RoleTimeline(groups);
   const clientCount = spec.clients ?? 8;
   const unexpected: string[] = [];
