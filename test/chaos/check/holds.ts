@@ -6,6 +6,7 @@
  * this check can tell two of those callers holding at once.
  */
 import type { HoldRecord } from '../history/types.js';
+import { shortValue } from './report.js';
 
 export interface HoldOverlap {
   readonly resource: string;
@@ -41,6 +42,6 @@ export function overlappingHolds(holds: readonly HoldRecord[]): HoldOverlap[] {
 
 export function formatHoldOverlap(overlap: HoldOverlap, origin: number): string {
   const describe = (h: HoldRecord): string =>
-    `${h.id} (value ${h.value.slice(0, 8)}…) held [+${(h.from - origin).toFixed(1)}, +${(h.to - origin).toFixed(1)}] (${h.end})`;
+    `${h.id} (value ${shortValue(h.value)}) held [+${(h.from - origin).toFixed(1)}, +${(h.to - origin).toFixed(1)}] (${h.end})`;
   return `CALLER OVERLAP on "${overlap.resource}" for ${overlap.overlapMs.toFixed(1)} ms: ${describe(overlap.first)} and ${describe(overlap.second)}`;
 }

@@ -7,6 +7,14 @@ import type { FaultRecord, History, NodeOutcomeRecord, OpRecord } from '../histo
 import type { CheckResult, Overlap, QuorumBreach, TokenRegression } from './checker.js';
 import type { Holder } from './holders.js';
 
+/**
+ * Enough of a lock value to tell holders apart: the start of its random part
+ * (a value begins with its process's tag, the same for every lock of a process).
+ */
+export function shortValue(value: string): string {
+  return `${value.slice(value.indexOf('.') + 1).slice(0, 8)}…`;
+}
+
 export function historyOrigin(history: History): number {
   let origin = Infinity;
   for (const op of history.ops) origin = Math.min(origin, op.invokedAt);
@@ -65,7 +73,7 @@ function formatHolder(label: string, holder: Holder, origin: number): string[] {
   const token =
     holder.fencingTokens.size === 0 ? '' : `, fencing tokens ${[...holder.fencingTokens].map(([r, t]) => `${r}=${t}`).join(' ')}`;
   return [
-    `  ${label} holder ${holder.client}, value ${holder.value.slice(0, 8)}…: window [${at(holder.start, origin)}, ${at(holder.end, origin)}]` +
+    `  ${label} holder ${holder.client}, value ${shortValue(holder.value)}: window [${at(holder.start, origin)}, ${at(holder.end, origin)}]` +
       ` (validUntil ${at(holder.validUntil, origin)}, ${released}${token})`,
     `    ${formatOp(holder.acquire, origin)}`,
     ...holder.extends.map((op) => `    ${formatOp(op, origin)}`),
