@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { sleep } from '../lock/sleep.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 import {
@@ -244,17 +245,8 @@ export class ContendedWait implements LoneHead, LocalTaker {
 
   /** Waits up to `ms` for the holder of this process ahead of us, or the signal. */
   #park(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.#unpark = undefined;
-        clearTimeout(timer);
-        this.#signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, Math.min(ms, this.#deadline - this.#clock.now())));
-      timer.unref();
-      this.#unpark = done;
-      this.#signal?.addEventListener('abort', done, { once: true });
+    return sleep(Math.min(ms, this.#deadline - this.#clock.now()), this.#signal, (end) => {
+      this.#unpark = end;
     });
   }
 

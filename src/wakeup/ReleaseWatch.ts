@@ -1,4 +1,5 @@
 import type { NodeBackend } from '../node/NodeBackend.js';
+import { sleep } from '../lock/sleep.js';
 import { RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
 import { ReleaseSubscriber } from './ReleaseSubscriber.js';
 
@@ -99,18 +100,9 @@ export class ReleaseWatch {
 
   /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */
   wait(delayMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.releaseSeen || delayMs <= 0 || signal?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#wake = undefined;
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, delayMs);
-      timer.unref();
-      this.#wake = done;
-      signal?.addEventListener('abort', done, { once: true });
+    if (this.releaseSeen) return Promise.resolve();
+    return sleep(delayMs, signal, (end) => {
+      this.#wake = end;
     });
   }
 

@@ -1,3 +1,4 @@
+import { sleep } from '../lock/sleep.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 
 /**
@@ -141,18 +142,9 @@ export class Place {
   /** Resolves at the head of the line, after `maxWaitMs`, or when the signal aborts. */
   turn(maxWaitMs: number, signal?: AbortSignal): Promise<void> {
     if (this.atHead || this.#left) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.#reachHead = undefined;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      // An endless acquire (acquireTimeoutMs: Infinity) waits for its turn without a timer.
-      const timer = Number.isFinite(maxWaitMs) ? setTimeout(done, Math.max(0, maxWaitMs)) : undefined;
-      timer?.unref();
-      signal?.addEventListener('abort', done, { once: true });
-      this.#reachHead = done;
+    // An endless acquire (acquireTimeoutMs: Infinity) waits for its turn without a timer.
+    return sleep(maxWaitMs, signal, (end) => {
+      this.#reachHead = end;
     });
   }
 
