@@ -1,4 +1,5 @@
 import { type Clock, monotonicClock } from '../clock/Clock.js';
+import type { ReplicaSync } from '../node/replicaSync.js';
 import {
   assertInteger,
   assertNumber,
@@ -139,10 +140,8 @@ export interface ResolvedRetry {
   readonly factor: number;
 }
 
-export interface ResolvedReplicaSync {
-  readonly replicas: number;
-  readonly timeoutMs: number;
-}
+/** As the node requests take it (node/replicaSync.ts). */
+export type ResolvedReplicaSync = ReplicaSync;
 
 export interface ResolvedOptions {
   readonly driftFactor: number;
