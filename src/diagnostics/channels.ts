@@ -60,6 +60,13 @@ export interface AcquireEvent {
   readonly nodes: readonly EventNodeOutcome[];
   /** Present (true) when a holder of this process passed the lock on: no node was asked (`nodes` is empty). */
   readonly passed?: true;
+  /**
+   * Present (true) when a quorum of nodes handed the lock to this waiter at a
+   * release: no request went out for it (`nodes` are the nodes that handed
+   * it over), and `validityMs` is the reservation's. Its claim of the full
+   * TTL follows on the extend channel, with `claim: true`.
+   */
+  readonly handedOff?: true;
 }
 
 export interface ExtendEvent {
@@ -70,6 +77,8 @@ export interface ExtendEvent {
   readonly durationMs: number;
   readonly validityMs?: number;
   readonly nodes: readonly EventNodeOutcome[];
+  /** Present (true) for a handed-off lock's claim of its full TTL (see AcquireEvent.handedOff). */
+  readonly claim?: true;
 }
 
 /** A release, published when it is decided: before `release()` resolves. */

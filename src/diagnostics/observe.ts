@@ -21,7 +21,13 @@ import {
 export function observeGrant(
   channel: 'acquire' | 'extend',
   clock: Clock,
-  fields: { readonly resources: readonly string[]; readonly ttlMs: number; readonly attempt?: number },
+  fields: {
+    readonly resources: readonly string[];
+    readonly ttlMs: number;
+    readonly attempt?: number;
+    readonly handedOff?: true;
+    readonly claim?: true;
+  },
   run: () => Promise<Grant>,
 ): Promise<Grant> {
   const startedAt = clock.now();

@@ -28,6 +28,8 @@ export class Lock {
   #ended: QuorumLockError | typeof RELEASED | undefined;
   #release: Promise<ReleaseResult> | undefined;
   readonly #contended: boolean;
+  /** A handed-off lock's claim of its full TTL while it is out (see Grant.claim). */
+  #claim: Promise<Grant | undefined> | undefined;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -38,6 +40,12 @@ export class Lock {
     this.#contended = grant.contended === true;
     this.#ttlMs = grant.ttlMs;
     this.fencingTokens = grant.fencingTokens;
+    if (grant.claim) this.#followClaim(grant.claim);
+  }
+
+  /** @internal The claim of the full TTL, while it is out (see Grant.claim). */
+  get pendingClaim(): Promise<Grant | undefined> | undefined {
+    return this.#claim;
   }
 
   /**
@@ -117,6 +125,8 @@ export class Lock {
       throw this.#endReason();
     }
     let grant: Grant;
+    // The extend goes out after the claim, on the same connections: its answer is the one that counts.
+    this.#claim = undefined;
     const startedAt = this.#ops.clock.now();
     try {
       grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
@@ -155,6 +165,19 @@ export class Lock {
   /** @internal Marks the lock lost (by the auto-extender or a failed extend). */
   markLost(error: LockLostError | LockExpiredError): void {
     this.#end(error);
+  }
+
+  /** A claim that wins counts from its own start, as an extend does; one that fails leaves the reservation's validity. */
+  #followClaim(claim: Promise<Grant | undefined>): void {
+    this.#claim = claim;
+    void claim.then((grant) => {
+      if (this.#claim !== claim) return;
+      this.#claim = undefined;
+      if (!grant || this.#ended) return;
+      this.#validUntil = grant.validUntil;
+      this.#ttlMs = grant.ttlMs;
+      if (this.#controller) this.#scheduleExpiry();
+    });
   }
 
   #end(reason: QuorumLockError | typeof RELEASED): void {

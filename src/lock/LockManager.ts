@@ -22,6 +22,7 @@ import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { Line, type LineSpace, lineKey, type LocalHandover } from '../wakeup/WaitLine.js';
+import type { HandedReservation } from '../wakeup/handoffGrant.js';
 import { holdWhile } from './reentry/holdWhile.js';
 import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
 import { reenterHeld } from './reentry/reenter.js';
@@ -95,6 +96,34 @@ export abstract class LockManager implements Locker {
   protected abstract releaseWatch(keys: readonly string[]): ReleaseWatch;
   /** Keeps a waiter's places in the nodes' wait lines until the returned function is called. */
   protected abstract keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
+  /**
+   * The lock a quorum of nodes handed this waiter at a release, for the
+   * reservation (`handed`, valid until `validUntil`; see handoffGrant.ts), and
+   * its claim of the full TTL sent at once: Grant.claim.
+   */
+  protected abstract handedOffGrant(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition,
+    handed: HandedReservation,
+    validUntil: number,
+  ): Promise<Grant>;
+  /**
+   * A waiter handed the keys takes them with its TTL and leaves the lines;
+   * validity as for an extend. Never undoes anything: a lock it fails to
+   * claim keeps the reservation's validity. Rejects like extendOnNodes.
+   */
+  protected abstract claimOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant>;
+  /**
+   * Whether a handoff announced to a waiter may be taken as the lock itself
+   * (see handoffGrant.ts): one resource (each key is handed on its own), no
+   * fencing (each holder needs a token of its own) and no replica sync (a
+   * reservation was not waited for).
+   */
+  protected takesHandoffs(keys: readonly string[]): boolean {
+    return keys.length === 1 && !this.settings.fencing && this.settings.syncReplicas === undefined;
+  }
   /** Best effort, never rejects: steps out of the wait lines (see NodeBackend.leave). */
   protected abstract leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void;
 
@@ -121,11 +150,15 @@ export abstract class LockManager implements Locker {
       // the longest backoff rather than a short jittered guess that fails.
       const queued = wait?.queueBehindOthers(policy.retry.maxDelayMs);
       if (queued) await queued;
+      const takesHandoffs = wait !== undefined && this.takesHandoffs(keys);
       const attemptOnce = (): Promise<Grant> => {
+        attempt++;
         passed = wait?.takeHandover();
-        if (passed) return Promise.resolve(this.#passedGrant(keys, ttlMs, ++attempt, passed));
+        if (passed) return Promise.resolve(this.#passedGrant(keys, ttlMs, attempt, passed));
+        const handed = takesHandoffs && wait ? this.#takeHandoff(keys, value, ttlMs, attempt, wait) : undefined;
+        if (handed) return handed;
         wait?.beforeAttempt();
-        return this.#observedAcquire(keys, value, ttlMs, ++attempt, wait?.position, connectWait);
+        return this.#observedAcquire(keys, value, ttlMs, attempt, wait?.position, connectWait);
       };
       if (policy.signal?.aborted) throw new AbortedError(policy.signal.reason);
       let grant: Grant;
@@ -231,8 +264,9 @@ export abstract class LockManager implements Locker {
       !this.settings.fencing &&
       line.passesLeft > 0 &&
       taker.owner === this &&
-      validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings) &&
-      taker.offer({ value: lock.value, validUntil: lock.validUntil });
+      // A lock whose claim is still out passes as it will be: the taker follows the claim too.
+      (lock.pendingClaim !== undefined || validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings)) &&
+      taker.offer({ value: lock.value, validUntil: lock.validUntil, claim: lock.pendingClaim });
     if (!passes) {
       taker.holderReleasing();
       return undefined;
@@ -243,8 +277,23 @@ export abstract class LockManager implements Locker {
     return result;
   }
 
+  /** The lock, when a quorum handed it to this waiter (see handoffGrant.ts) with validity left. */
+  #takeHandoff(keys: readonly string[], value: string, ttlMs: number, attempt: number, wait: ContendedWait): Promise<Grant> | undefined {
+    const found = wait.peekHandoff();
+    if (!found) return undefined;
+    const { reservation, position } = found;
+    // The claim may set a TTL shorter than the reservation: the key lasts the shorter of the two.
+    const until = validUntil(Math.min(reservation.reservationMs, ttlMs), position.attemptSentAt, this.settings);
+    if (until <= this.settings.clock.now()) return undefined;
+    wait.acceptHandoff();
+    if (!channels.acquire.hasSubscribers) return this.handedOffGrant(keys, value, ttlMs, position, reservation, until);
+    return observeGrant('acquire', this.settings.clock, { resources: keys, ttlMs, attempt, handedOff: true }, () =>
+      this.handedOffGrant(keys, value, ttlMs, position, reservation, until),
+    );
+  }
+
   #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
-    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true };
+    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true, claim: handover.claim };
     publish<AcquireEvent>('acquire', () => ({
       resources: keys,
       ttlMs,

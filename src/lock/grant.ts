@@ -16,6 +16,13 @@ export interface Grant {
    * uncontended acquire, whose release costs what it cost before the lines.
    */
   readonly contended?: boolean;
+  /**
+   * A lock the nodes handed to a waiter at a release holds the keys for a
+   * short reservation only (validUntil counts that); its claim of the full
+   * TTL went out with it and resolves to the grant it won, or undefined if it
+   * won none (the lock then keeps the reservation's validity). Never rejects.
+   */
+  readonly claim?: Promise<Grant | undefined> | undefined;
 }
 
 /**

@@ -16,6 +16,8 @@ export interface FencedOutcome extends NodeOutcome {
   readonly tokens?: readonly bigint[];
   /** With status `held`, after an attempt from a wait line: the waiter's ticket on this node. */
   readonly ticket?: number;
+  /** With `ticket`: the node's server time in µs when it gave that place, if it said. */
+  readonly serverUs?: number;
 }
 
 export interface VerifyOutcome extends NodeOutcome {
@@ -79,7 +81,9 @@ export function acquireInLineRequest(
     interpret: (reply) => (reply.granted ? 'ok' : 'held'),
     describe: (node, status, ms, reply, error): FencedOutcome => {
       if (reply?.granted === true) return reply.tokens ? { node, status, ms, tokens: reply.tokens } : { node, status, ms };
-      if (reply?.granted === false) return { node, status, ms, ticket: reply.ticket };
+      if (reply?.granted === false) {
+        return reply.serverUs === undefined ? { node, status, ms, ticket: reply.ticket } : { node, status, ms, ticket: reply.ticket, serverUs: reply.serverUs };
+      }
       return plainOutcome(node, status, ms, undefined, error);
     },
   };

@@ -34,6 +34,9 @@ import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
+import { channels } from '../diagnostics/channels.js';
+import { observeGrant } from '../diagnostics/observe.js';
+import type { HandedReservation } from '../wakeup/handoffGrant.js';
 import { keepPlace } from '../wakeup/LineKeepalive.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
@@ -119,6 +122,7 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines, connectWait);
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
+    const attempt = position?.startAttempt(startedAt);
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
       position
@@ -130,9 +134,9 @@ export class QuorumCoordinator extends LockManager {
     );
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (position) {
-      hearPlaces(position, result.byNode);
+      hearPlaces(position, result.byNode, attempt);
       // Slower nodes' tickets count too: the next request writes the largest back everywhere.
-      if (result.byNode.includes(undefined)) void result.settled.then((all) => hearPlaces(position, all));
+      if (result.byNode.includes(undefined)) void result.settled.then((all) => hearPlaces(position, all, attempt));
     }
     if (!result.granted) {
       await this.#undoAcquire(keys, value, result.byNode, position);
@@ -157,6 +161,49 @@ export class QuorumCoordinator extends LockManager {
     if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, ...(position ? { contended: true } : {}) };
     await this.#undoAcquire(keys, value, result.byNode, position);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
+  }
+
+  protected handedOffGrant(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition,
+    handed: HandedReservation,
+    until: number,
+  ): Promise<Grant> {
+    const claim = this.#observedClaim(keys, value, ttlMs, position).then(
+      (grant) => grant,
+      () => undefined,
+    );
+    const outcomes = handed.nodes.map((index): NodeOutcome => ({ node: (this.nodes[index] as LockNode).name, status: 'ok', ms: 0 }));
+    return Promise.resolve({ validUntil: until, ttlMs, outcomes, contended: true, claim });
+  }
+
+  protected async claimOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
+    const clock = this.settings.clock;
+    const timeoutMs = this.#nodeTimeout(ttlMs);
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
+    const startedAt = deadline.sentAt;
+    const attempt = position.startAttempt(startedAt);
+    const request = acquireInLineRequest(keys, value, ttlMs, false, { ticket: position.ticket, leaseMs: position.leaseMs });
+    const result = await vote(this.nodes, this.quorum, request, deadline);
+    // Where it did not take the keys, it still stands in line: it leaves.
+    void result.settled.then((all) => {
+      hearPlaces(position, all, attempt);
+      if (position.inLine) this.leaveLines(keys, value, position, true);
+    });
+    if (!result.granted) throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+    const until = validUntil(ttlMs, startedAt, this.settings);
+    const left = until - clock.now();
+    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes };
+    throw new ValidityExhaustedError(keys, left, result.outcomes);
+  }
+
+  #observedClaim(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
+    if (!channels.extend.hasSubscribers) return this.claimOnNodes(keys, value, ttlMs, position);
+    return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs, claim: true }, () =>
+      this.claimOnNodes(keys, value, ttlMs, position),
+    );
   }
 
   protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
@@ -256,12 +303,17 @@ export class QuorumCoordinator extends LockManager {
   }
 }
 
-/** What each node said of our place: granted (we left its lines), or a ticket (we wait there). */
-function hearPlaces(position: LinePosition, byNode: readonly (FencedOutcome | undefined)[]): void {
+/**
+ * What each node said of our place: granted (we left its lines), or a ticket
+ * (we wait there; with the node's server time then, if the reply is to the
+ * latest `attempt`).
+ */
+function hearPlaces(position: LinePosition, byNode: readonly (FencedOutcome | undefined)[], attempt: number | undefined): void {
+  const latest = attempt === position.attempt;
   byNode.forEach((outcome, index) => {
     if (!outcome) return;
     if (outcome.status === 'ok') position.heard(index, null);
-    else if (outcome.ticket !== undefined) position.heard(index, outcome.ticket);
+    else if (outcome.ticket !== undefined) position.heard(index, outcome.ticket, latest ? outcome.serverUs : undefined);
     // An error or a timeout may have been applied: that node may hold a place.
     else if (outcome.status !== 'held') position.heard(index, 0);
   });

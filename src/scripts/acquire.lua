@@ -19,8 +19,9 @@
 -- each counter is INCRemented and raised to at least the server time in
 -- microseconds, so a node restarted empty still hands out tokens above those
 -- it gave before (tokens stay below 2^53). Otherwise, with nothing but the
--- line written: 0 outside line mode; in line mode -ticket, the caller's
--- place, after it joined every line (or kept its place, raised to ARGV[6]),
+-- line written: 0 outside line mode; in line mode {-ticket, server µs}, the
+-- caller's place and when the node gave it (a handoff announced with a
+-- later server time came after this reply: handoffGrant.ts), after it joined every line (or kept its place, raised to ARGV[6]),
 -- refreshed its lease and marked the first key held by another value with a
 -- trailing '!' (APPEND keeps its TTL), so that its holder's release announces.
 local MARK = '!'
@@ -99,7 +100,7 @@ if in_line then
       redis.call('ZADD', KEYS[at + 2], string.format('%.0f', now_ms + lease_ms), value)
       for j = 1, 3 do redis.call('PEXPIRE', KEYS[at + j], lease_ms) end
     end
-    return -ticket
+    return {-ticket, now_us}
   end
   for i = 1, n do
     local at = line_base + 3 * (i - 1)

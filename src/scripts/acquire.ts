@@ -35,10 +35,14 @@ export function acquireFenced(client: ScriptClient, keys: readonly string[], val
   return acquireScript.run(client, [...keys, ...keys.map(fencingKeyFor)], [value, ttlMs, 'fence'], toTokens);
 }
 
-/** What an attempt made from a wait line got on one node. */
+/**
+ * What an attempt made from a wait line got on one node: granted, or a place
+ * (its ticket, and the node's server time in µs when it answered, which a
+ * later handoff's announcement is compared with; absent where unknown).
+ */
 export type LineReply =
   | { readonly granted: true; readonly tokens?: bigint[] }
-  | { readonly granted: false; readonly ticket: number };
+  | { readonly granted: false; readonly ticket: number; readonly serverUs?: number };
 
 /** Where a waiter stands: its ticket so far (0: none yet) and how long a place is held without news from it. */
 export interface LinePlace {
@@ -65,7 +69,12 @@ export function acquireInLine(
 }
 
 function toLineReply(reply: unknown): LineReply {
-  if (Array.isArray(reply)) return { granted: true, tokens: reply.map((token) => BigInt(token as number | string)) };
+  if (Array.isArray(reply)) {
+    // A place is {-ticket, server µs}; tokens are positive.
+    const first = Number(reply[0]);
+    if (first < 0) return { granted: false, ticket: -first, serverUs: Number(reply[1]) };
+    return { granted: true, tokens: reply.map((token) => BigInt(token as number | string)) };
+  }
   const number = Number(reply);
   if (number === 1) return { granted: true };
   return { granted: false, ticket: -number };

@@ -12,7 +12,7 @@ if redis.replicate_commands then redis.replicate_commands() end
 local value = ARGV[1]
 local n = #KEYS / 3
 local left = 0
-local now_ms = nil
+local now_ms, now_us = nil, nil
 for i = 1, n do
   local key, line, lease = KEYS[i], KEYS[n + 2 * i - 1], KEYS[n + 2 * i]
   left = left + redis.call('ZREM', line, value)
@@ -21,8 +21,8 @@ for i = 1, n do
     local current = redis.call('GET', key)
     if current == value or current == value .. '!' then
       redis.call('DEL', key)
-      now_ms = now_ms or server_time()
-      hand_off(key, line, lease, now_ms, ARGV[3], nil)
+      if not now_ms then now_ms, now_us = server_time() end
+      hand_off(key, line, lease, now_ms, now_us, ARGV[3])
     end
   end
 end

@@ -30,11 +30,15 @@ end
 -- Tells the waiter whose value is `head` that `key` went to it: on the
 -- handoff channel of its process (the tag in front of the value, see
 -- randomValue.ts), so that no other process wakes; a value without a tag
--- (another client) hears it on the key's release channel.
-local function announce_handoff(key, head)
+-- (another client) hears it on the key's release channel. The message is
+-- '<value> <server µs> <reservation ms> <key>': the waiter takes the lock
+-- from it only if the server time is past that of its own last attempt's
+-- reply (an older handoff may have run out since; see handoffGrant.ts).
+local function announce_handoff(key, head, now_us, reservation_ms)
   local tag = string.match(head, '^(%x+)%.')
   if tag then
-    redis.call('PUBLISH', 'quorumlock:handoff:' .. tag, head .. ' ' .. key)
+    local stamp = string.format('%.0f', now_us) .. ' ' .. reservation_ms
+    redis.call('PUBLISH', 'quorumlock:handoff:' .. tag, head .. ' ' .. stamp .. ' ' .. key)
   else
     redis.call('PUBLISH', 'quorumlock:released:' .. key, head)
   end
@@ -46,13 +50,13 @@ end
 -- A waiter undoing its own attempt hears it too when the key goes back to
 -- itself (first in line): it comes back for it at once, instead of after
 -- its backoff while the reservation runs out.
-local function hand_off(key, line, lease, now_ms, reservation_ms)
+local function hand_off(key, line, lease, now_ms, now_us, reservation_ms)
   local head = first_live(line, lease, now_ms)
   if not head then return false end
   -- With others behind it, the key goes marked, so that its release looks
   -- for the line (release.lua skips it for an unmarked key nobody waited for).
   local behind = redis.call('ZCARD', line) > 1
   redis.call('SET', key, behind and head .. '!' or head, 'PX', reservation_ms)
-  announce_handoff(key, head)
+  announce_handoff(key, head, now_us, reservation_ms)
   return true
 end

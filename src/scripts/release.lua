@@ -28,7 +28,7 @@ local announce = ARGV[2]
 local reservation_ms = ARGV[3] or '600'
 local n = #KEYS / 3
 local released = 0
-local now_ms = nil
+local now_ms, now_us = nil, nil
 
 for i = 1, n do
   local key = KEYS[i]
@@ -44,12 +44,12 @@ for i = 1, n do
     -- the key polls within its backoff, and its attempt takes it in order.)
     local waited = announce ~= nil or current ~= value
     if waited and redis.call('EXISTS', line) == 1 then
-      now_ms = now_ms or server_time()
+      if not now_ms then now_ms, now_us = server_time() end
       if ARGV[4] then
         redis.call('ZADD', line, ARGV[4], value)
         redis.call('ZADD', lease, string.format('%.0f', now_ms + tonumber(ARGV[5])), value)
       end
-      handed = hand_off(key, line, lease, now_ms, reservation_ms)
+      handed = hand_off(key, line, lease, now_ms, now_us, reservation_ms)
     end
     if not handed and announce ~= 'none' and (announce == 'all' or current ~= value) then
       redis.call('PUBLISH', 'quorumlock:released:' .. key, '')

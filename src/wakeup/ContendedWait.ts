@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
 import { sleep } from '../lock/sleep.js';
+import type { HandedReservation } from './handoffGrant.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 import {
@@ -146,6 +147,31 @@ export class ContendedWait implements LoneHead, LocalTaker {
     const handover = this.#handover;
     this.#handover = undefined;
     return handover;
+  }
+
+  /**
+   * The reservation a quorum of nodes handed us at a release, announced after
+   * our last attempt's replies (see handoffGrant.ts), with our place in the
+   * lines: the lock is ours if acceptHandoff() follows. Nothing while an
+   * attempt is out, which takes the key itself.
+   */
+  peekHandoff(): { readonly reservation: HandedReservation; readonly position: LinePosition } | undefined {
+    const watch = this.#watch;
+    const position = this.#position;
+    if (!watch || !position?.inLine || this.#attemptOut || this.#closed) return undefined;
+    const reservation = watch.handedReservation(position.waitingSince);
+    return reservation && { reservation, position };
+  }
+
+  /**
+   * We take the handoff peekHandoff() found: the announcements are spent, and
+   * our place is the claim's now (the claim that follows leaves the lines),
+   * so close() has nothing to leave.
+   */
+  acceptHandoff(): void {
+    this.#attemptOut = true;
+    this.#watch?.beforeAttempt();
+    this.#position = undefined;
   }
 
   /** Right before each attempt: releases seen so far no longer count. */

@@ -25,15 +25,37 @@ export class LinePosition {
   readonly leaseMs = LEASE_MS;
   /** Indexes of the nodes that may hold a place for us. */
   readonly nodes = new Set<number>();
+  /** Counts the attempts made from this place: replies to an older one no longer say where we stand. */
+  attempt = 0;
+  /** When the latest attempt was sent, on the locker's clock. */
+  attemptSentAt = 0;
+  /**
+   * Per node: its server time in µs in its reply to the latest attempt, when
+   * that reply kept us waiting (see handoffGrant.ts).
+   */
+  readonly waitingSince: (number | undefined)[] = [];
 
-  /** After an attempt: `ticket` when the node kept us in line (0: unknown), null when it granted. */
-  heard(node: number, ticket: number | null): void {
+  /** An attempt from this place goes out at `sentAt`; returns its number, for heard(). */
+  startAttempt(sentAt: number): number {
+    this.attemptSentAt = sentAt;
+    this.waitingSince.length = 0;
+    return ++this.attempt;
+  }
+
+  /**
+   * After an attempt: `ticket` when the node kept us in line (0: unknown),
+   * null when it granted; `serverUs` with a ticket, when the node said it
+   * and the reply is to the latest attempt.
+   */
+  heard(node: number, ticket: number | null, serverUs?: number): void {
     if (ticket === null) {
       this.nodes.delete(node);
+      this.waitingSince[node] = undefined;
       return;
     }
     this.nodes.add(node);
     if (ticket > this.ticket) this.ticket = ticket;
+    if (serverUs !== undefined) this.waitingSince[node] = serverUs;
   }
 
   get inLine(): boolean {

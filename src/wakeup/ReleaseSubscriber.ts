@@ -1,9 +1,14 @@
 import { PROCESS_TAG } from '../lock/randomValue.js';
 import type { PubSubConnection, PubSubPort } from '../node/PubSub.js';
 import { HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
+import { type HandoffStamp, parseHandoff } from './handoffGrant.js';
 
-/** Hears each announcement's payload: a handoff names the waiter it is for, '' is for anybody. */
-type Listener = (message: string) => void;
+/**
+ * Hears each announcement's payload: a handoff names the waiter it is for
+ * (with its stamp when it came on the process's handoff channel), '' is for
+ * anybody.
+ */
+type Listener = (message: string, stamp?: HandoffStamp) => void;
 
 /**
  * How long a channel nobody listens to stays subscribed (and an idle
@@ -113,8 +118,8 @@ export class ReleaseSubscriber {
     });
     connection.onMessage((channel, message) => {
       if (channel === HANDOFF_CHANNEL) {
-        const space = message.indexOf(' ');
-        if (space > 0) this.#dispatch(RELEASE_CHANNEL_PREFIX + message.slice(space + 1), message.slice(0, space));
+        const handoff = parseHandoff(message);
+        if (handoff) this.#dispatch(RELEASE_CHANNEL_PREFIX + handoff.key, handoff.value, handoff.stamp);
         return;
       }
       this.#dispatch(channel, message);
@@ -124,9 +129,9 @@ export class ReleaseSubscriber {
     return connection;
   }
 
-  #dispatch(channel: string, message: string): void {
+  #dispatch(channel: string, message: string, stamp?: HandoffStamp): void {
     const listeners = this.#listeners.get(channel);
-    if (listeners) for (const listener of [...listeners]) listener(message);
+    if (listeners) for (const listener of [...listeners]) listener(message, stamp);
   }
 }
 

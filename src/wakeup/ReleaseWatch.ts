@@ -1,6 +1,7 @@
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { sleep } from '../lock/sleep.js';
 import { RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
+import { type HandedReservation, type HandoffStamp, handedReservation } from './handoffGrant.js';
 import { ReleaseSubscriber } from './ReleaseSubscriber.js';
 
 /**
@@ -31,6 +32,8 @@ export class ReleaseWatch {
   expected: string | undefined;
   /** Whether a release announced since the last attempt handed the key to another waiter. */
   #handedElsewhere = false;
+  /** Per node: the handoff to `expected` it announced since the last attempt (see handoffGrant.ts). */
+  readonly #stamps: (HandoffStamp | undefined)[] = [];
 
   constructor(nodes: readonly NodeBackend[], keys: readonly string[], timeoutMs: number, quorum: number) {
     this.#nodes = nodes;
@@ -53,6 +56,21 @@ export class ReleaseWatch {
     return this.#handedElsewhere;
   }
 
+  /** Per node, the handoffs to the expected value announced since the last attempt. */
+  get handoffStamps(): readonly (HandoffStamp | undefined)[] {
+    return this.#stamps;
+  }
+
+  /**
+   * Whether a quorum of nodes handed us the key since the last attempt,
+   * after that attempt's replies (`waitingSince`, see LinePosition): the lock
+   * is then ours for the reservation (handoffGrant.ts).
+   */
+  handedReservation(waitingSince: readonly (number | undefined)[]): HandedReservation | undefined {
+    if (this.#stamps.length === 0) return undefined;
+    return handedReservation(this.#stamps, waitingSince, this.#quorum);
+  }
+
   /** Whether open() was called (by any of the waiters that share this watch). */
   get opened(): boolean {
     return this.#opening !== undefined;
@@ -72,10 +90,12 @@ export class ReleaseWatch {
   async #subscribe(): Promise<void> {
     await Promise.all(
       this.#nodes.map(async (node, index) => {
-        const onRelease = (message: string): void => {
+        const onRelease = (message: string, stamp?: HandoffStamp): void => {
           if (message !== '' && message !== this.expected) {
             if (this.expected !== undefined) return;
             this.#handedElsewhere = true;
+          } else if (stamp !== undefined && message !== '') {
+            this.#stamps[index] = stamp;
           }
           this.#announced.add(index);
           if (this.releaseSeen) this.#wake?.();
@@ -96,6 +116,7 @@ export class ReleaseWatch {
   beforeAttempt(): void {
     this.#announced.clear();
     this.#handedElsewhere = false;
+    this.#stamps.length = 0;
   }
 
   /** Waits `delayMs`, or less if a release is (or was, since the last attempt) announced or the signal aborts. */

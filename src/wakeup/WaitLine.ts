@@ -1,4 +1,5 @@
 import { sleep } from '../lock/sleep.js';
+import type { Grant } from '../lock/grant.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 
 /**
@@ -59,6 +60,8 @@ export interface LocalHandover {
   readonly value: string;
   /** The giver's validity, which the taker keeps: the keys on the nodes are unchanged. */
   readonly validUntil: number;
+  /** The giver's claim of its full TTL, if still out (a handed-off lock's, see Grant.claim): the taker follows it. */
+  readonly claim?: Promise<Grant | undefined> | undefined;
 }
 
 /** The waiter behind a place, as a releasing holder of the same process sees it. */

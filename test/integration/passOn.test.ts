@@ -70,7 +70,11 @@ describe.each([
     // The first waiter took the lock from the nodes; it passed to the five behind it.
     expect(acquires.events.filter((e) => e.granted && e.passed === true)).toHaveLength(5);
     expect(new Set(held.map((lock) => lock.value)).size).toBe(1);
-    expect(new Set(held.slice(1).map((lock) => lock.validUntil)).size).toBe(1);
+    // The validity passes as it is; but a lock the nodes handed over (under load, the first waiter may be
+    // mid-attempt when its holder releases) starts with the reservation's, and once its claim is back the
+    // holders it passes to after that count from the claim, as after an extend.
+    const handedOff = acquires.events.some((e) => e.granted && e.handedOff === true);
+    expect(new Set(held.slice(1).map((lock) => lock.validUntil)).size).toBeLessThanOrEqual(handedOff ? 2 : 1);
     // Only the first waiter's claim and the last holder's release reached the nodes (plus a leave per node).
     expect((await lockRequests(clients)) - before).toBeLessThanOrEqual(4 * count);
   });

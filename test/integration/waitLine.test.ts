@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RedisLock, Redlock } from '../../src/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { HANDOFF_CHANNEL_PREFIX } from '../../src/scripts/release.js';
+import { RESERVATION_MS } from '../../src/scripts/line.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { LEASE_MS, LinePosition } from '../../src/wakeup/LinePosition.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
@@ -198,8 +199,13 @@ describe('wait lines across processes', () => {
     watcher.on('pmessage', (_pattern: string, channel: string, message: string) => heard.push(`${channel} ${message}`));
     await holder.release();
     await Promise.all([first.said('acquired solo'), second.said('acquired solo')]);
-    expect(heard.filter((message) => message.includes(head))).toEqual([`${HANDOFF_CHANNEL_PREFIX}${processTag(head)} ${head} solo`]);
-    expect(heard.filter((message) => message.includes(next))).toEqual([`${HANDOFF_CHANNEL_PREFIX}${processTag(next)} ${next} solo`]);
+    // '<value> <server µs> <reservation ms> <key>' on the process's channel, and nowhere else.
+    const handoffTo = (value: string) => new RegExp(`^${HANDOFF_CHANNEL_PREFIX}${processTag(value)} ${value.replace('.', '\\.')} \\d+ ${RESERVATION_MS} solo$`);
+    for (const value of [head, next]) {
+      const messages = heard.filter((message) => message.includes(value));
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(handoffTo(value));
+    }
     await watcher.quit();
     await expectEveryKeyToExpire(client);
   }, 60_000);

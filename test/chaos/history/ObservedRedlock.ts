@@ -13,6 +13,7 @@ import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Res
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
 import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
+import type { HandedReservation } from '../../../src/wakeup/handoffGrant.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
 import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult, ReleaseIntent } from './types.js';
@@ -97,6 +98,22 @@ export class ObservedRedlock extends Redlock {
     connectWait: ConnectWait,
   ): Promise<Grant> {
     return super.acquireOnNodes(keys, value, ttlMs, position, connectWait);
+  }
+
+  protected override handedOffGrant(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition,
+    handed: HandedReservation,
+    until: number,
+  ): Promise<Grant> {
+    return this.#observe('acquire', keys, value, ttlMs, () => super.handedOffGrant(keys, value, ttlMs, position, handed, until));
+  }
+
+  /** A handed-off lock's claim of its full TTL is an extend of it, as the history sees it. */
+  protected override claimOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
+    return this.#observe('extend', keys, value, ttlMs, () => super.claimOnNodes(keys, value, ttlMs, position));
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {

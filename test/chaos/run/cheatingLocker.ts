@@ -72,6 +72,11 @@ export class CheatingRedlock extends ObservedRedlock {
     });
   }
 
+  /** The library's own taking of handoffs is off: the cheat replaces it. */
+  protected override takesHandoffs(): boolean {
+    return false;
+  }
+
   /** Subscribes to the handoffs to this process's waiters on every node; resolves once all confirmed. */
   async listen(): Promise<void> {
     await Promise.all(this.#ears.map((ear) => ear.subscribe(`${HANDOFF_CHANNEL_PREFIX}${PROCESS_TAG}`)));

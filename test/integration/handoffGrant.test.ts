@@ -1,0 +1,115 @@
+/**
+ * A handoff announced to a waiter is the lock itself (wakeup/handoffGrant.ts):
+ * the waiter starts without a round trip of its own, with the reservation's
+ * validity counted from its last attempt, and its claim of the full TTL
+ * follows off the critical path.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AcquireEvent, type ExtendEvent, type Lock, RedisLock, Redlock } from '../../src/index.js';
+import { RESERVATION_MS } from '../../src/scripts/line.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
+import { release } from '../../src/scripts/release.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+let nodes: LocalNodeSet;
+beforeAll(async () => {
+  nodes = await startNodes(3);
+});
+afterAll(async () => {
+  await nodes.stopAll();
+});
+beforeEach(async () => {
+  await nodes.flushAll();
+});
+
+function record<T>(name: string): { events: T[]; stop: () => void } {
+  const events: T[] = [];
+  const listener = (message: unknown) => events.push(message as T);
+  subscribe(name, listener);
+  return { events, stop: () => unsubscribe(name, listener) };
+}
+
+async function inLine(clients: readonly Redis[], resource: string): Promise<void> {
+  await expect
+    .poll(async () => (await Promise.all(clients.map((c) => c.zcard(lineKeysFor(resource)[0])))).every((n) => n === 1), { timeout: 10_000, interval: 5 })
+    .toBe(true);
+}
+
+/**
+ * The holder is another process's, as far as the waiter can tell: its keys
+ * are deleted by the release script itself (a release through a locker of
+ * this process would also wake the waiter directly, and its own attempt would
+ * then claim the key first).
+ */
+const recorders: { stop: () => void }[] = [];
+afterEach(() => {
+  for (const recorder of recorders.splice(0)) recorder.stop();
+});
+
+async function handOff(make: () => RedisLock | Redlock, clients: readonly Redis[], resource: string, ttlMs: number) {
+  const acquires = record<AcquireEvent>('quorumlock:acquire');
+  const extends_ = record<ExtendEvent>('quorumlock:extend');
+  recorders.push(acquires, extends_);
+  const holder = await make().acquire(resource, 30_000);
+  const waiting = make().acquire(resource, ttlMs, { acquireTimeoutMs: 10_000 });
+  await inLine(clients, resource);
+  await Promise.all(clients.map((client) => release(client, [resource], holder.value, 'marked')));
+  const lock = await waiting;
+  const taken = acquires.events.find((event) => event.granted && event.handedOff);
+  return { lock, taken, acquires: acquires.events, claims: () => extends_.events.filter((event) => event.claim) };
+}
+
+async function expectClaimed(lock: Lock, clients: readonly Redis[], resource: string, ttlMs: number): Promise<void> {
+  // The claim gives the keys the full TTL and validity counted from its own start, as an extend does.
+  await expect.poll(() => lock.remainingMs() > RESERVATION_MS, { timeout: 5_000, interval: 5 }).toBe(true);
+  expect(lock.ttlMs).toBe(ttlMs);
+  const pttls = await Promise.all(clients.map((client) => client.pttl(resource)));
+  // On a quorum at least (a node whose release came late may have handed the key over again after the claim).
+  expect(pttls.filter((pttl) => pttl > RESERVATION_MS && pttl <= ttlMs).length).toBeGreaterThanOrEqual(Math.floor(clients.length / 2) + 1);
+  // It left the line with the claim: nothing is kept there for it.
+  const lineKeys = lineKeysFor(resource).slice(0, 2);
+  await expect.poll(async () => (await Promise.all(clients.map((client) => client.exists(...lineKeys)))).every((n) => n === 0), { timeout: 5_000 }).toBe(true);
+}
+
+describe('a handoff taken as the lock', () => {
+  it('RedisLock: the waiter starts on the handoff, valid for the reservation, then claims its TTL', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const { lock, taken, claims } = await handOff(() => new RedisLock(client), [client], 'handed', 5_000);
+    expect(taken).toBeDefined();
+    expect(taken?.validityMs).toBeGreaterThan(0);
+    expect(taken?.validityMs).toBeLessThanOrEqual(RESERVATION_MS);
+    expect(taken?.nodes.map((node) => node.status)).toEqual(['ok']);
+    await expectClaimed(lock, [client], 'handed', 5_000);
+    expect(claims()).toEqual([expect.objectContaining({ granted: true, claim: true, ttlMs: 5_000 })]);
+    expect((await lock.release()).released).toBe(1);
+    expect(await client.exists('handed')).toBe(0);
+  });
+
+  it('Redlock on 3 nodes: a quorum of handoffs is the lock', async () => {
+    const clients = nodes.clients();
+    const { lock, taken } = await handOff(() => new Redlock(clients), clients, 'handed3', 5_000);
+    expect(taken).toBeDefined();
+    expect(taken?.nodes.filter((node) => node.status === 'ok').length).toBeGreaterThanOrEqual(2);
+    await expectClaimed(lock, clients, 'handed3', 5_000);
+    expect((await (await lock.release()).settled).released).toBe(3);
+  });
+
+  it('a TTL shorter than the reservation bounds the handed lock: the claim will set the key to it', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const { lock, taken } = await handOff(() => new RedisLock(client), [client], 'short', 200);
+    expect(taken).toBeDefined();
+    expect(taken?.validityMs).toBeLessThanOrEqual(200);
+    await lock.release();
+  });
+
+  it('with fencing the waiter claims the key instead: each holder needs a token of its own', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const { lock, taken, acquires } = await handOff(() => new RedisLock(client, { fencing: true }), [client], 'fenced', 5_000);
+    expect(taken).toBeUndefined();
+    expect(acquires.some((event) => event.granted && event.fencingToken !== undefined)).toBe(true);
+    expect(lock.fencingToken).toBeDefined();
+    await lock.release();
+  });
+});
