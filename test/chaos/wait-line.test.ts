@@ -35,7 +35,7 @@ const CONTENTION: Omit<LineScenarioSpec, 'name' | 'rules' | 'budgetMs' | 'nodeFa
   holderKills: true,
 };
 
-function expectSafeAndLive(name: string, outcome: LineScenarioOutcome): void {
+function expectSafeAndLive(name: string, outcome: LineScenarioOutcome, takesHandoffs = false): void {
   file.report.add(outcome.summary);
   const { healthy, quorumUp } = outcome.liveness;
   console.log(
@@ -44,9 +44,16 @@ function expectSafeAndLive(name: string, outcome: LineScenarioOutcome): void {
       `workers stalled ${outcome.liveness.stalledMs.toFixed(0)} ms in all, proxies ${outcome.liveness.harnessStalledMs.toFixed(0)} ms, ` +
       `longest stretch ${JSON.stringify(healthy.longest)}`,
   );
+  const granted = outcome.history.ops.filter((op) => op.result === 'ok' && op.handedOff);
+  const handedOff = granted.filter((op) => op.kind === 'acquire').length;
+  const claimed = granted.filter((op) => op.kind === 'extend').length;
+  console.log(`[chaos] ${name}: ${handedOff} of ${outcome.summary.acquisitions} acquisitions were handoffs taken as the lock, ${claimed} claims won`);
   if (!outcome.summary.passed || process.env['CHAOS_KEEP_HISTORY'] === '1') {
     console.error(`[chaos] history saved to ${file.report.saveHistory(name, outcome.history)}`);
   }
+  // Without fencing the handoff taken as the lock (wakeup/handoffGrant.ts) is exercised, not only the claim before it.
+  if (takesHandoffs) expect(handedOff).toBeGreaterThan(0);
+  else expect(handedOff).toBe(0);
   expect(outcome.timeBaseDeviationMs).toBeLessThanOrEqual(MAX_TIME_BASE_DEVIATION_MS);
   expect(formatFindings(outcome.check, outcome.history)).toBe('');
   expect(outcome.holdOverlaps).toEqual([]);
@@ -80,6 +87,22 @@ describe('chaos: wait lines across processes', () => {
         ...CONTENTION,
       });
       expectSafeAndLive('wait-line-node-faults', outcome);
+    },
+    scenarioTimeoutMs(budget, 30_000),
+  );
+
+  it(
+    'the same without fencing, where a quorum of handoffs is the lock itself and its claim follows: no overlap, liveness bounded',
+    async () => {
+      const outcome = await runLineScenario(file.cluster(), {
+        name: 'wait-line-handoffs',
+        rules: [2, 3, 4, 5],
+        budgetMs: budget,
+        nodeFaults: true,
+        fencing: false,
+        ...CONTENTION,
+      });
+      expectSafeAndLive('wait-line-handoffs', outcome, true);
     },
     scenarioTimeoutMs(budget, 30_000),
   );

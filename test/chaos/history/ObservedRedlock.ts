@@ -108,12 +108,12 @@ export class ObservedRedlock extends Redlock {
     handed: HandedReservation,
     until: number,
   ): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.handedOffGrant(keys, value, ttlMs, position, handed, until));
+    return this.#observe('acquire', keys, value, ttlMs, () => super.handedOffGrant(keys, value, ttlMs, position, handed, until), true);
   }
 
   /** A handed-off lock's claim of its full TTL is an extend of it, as the history sees it. */
   protected override claimOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
-    return this.#observe('extend', keys, value, ttlMs, () => super.claimOnNodes(keys, value, ttlMs, position));
+    return this.#observe('extend', keys, value, ttlMs, () => super.claimOnNodes(keys, value, ttlMs, position), true);
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
@@ -128,7 +128,14 @@ export class ObservedRedlock extends Redlock {
     return result;
   }
 
-  async #observe(kind: OpKind, keys: readonly string[], value: string, ttlMs: number, round: () => Promise<Grant>): Promise<Grant> {
+  async #observe(
+    kind: OpKind,
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    round: () => Promise<Grant>,
+    handedOff?: true,
+  ): Promise<Grant> {
     const invokedAt = sharedNow();
     let grant: Grant;
     try {
@@ -138,6 +145,7 @@ export class ObservedRedlock extends Redlock {
         result: resultOf(error),
         nodes: outcomesOf(error),
         errorCode: isQuorumLockError(error) ? error.code : String(error),
+        ...(handedOff ? { handedOff } : {}),
       });
       throw error;
     }
@@ -146,6 +154,7 @@ export class ObservedRedlock extends Redlock {
       nodes: grant.outcomes,
       validUntil: fromMonotonic(grant.validUntil),
       ...(grant.fencingTokens === undefined ? {} : { fencingTokens: grant.fencingTokens.map(String) }),
+      ...(handedOff ? { handedOff } : {}),
     });
     return grant;
   }
@@ -163,6 +172,7 @@ export class ObservedRedlock extends Redlock {
       validUntil?: number;
       released?: number;
       fencingTokens?: readonly string[];
+      handedOff?: true;
     },
   ): void {
     const completedAt = sharedNow();

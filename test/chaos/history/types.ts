@@ -50,6 +50,12 @@ export interface OpRecord {
   readonly released?: number;
   /** Fencing tokens of a granted acquire (one per resource, decimal), when the locker has `fencing: true`. */
   readonly fencingTokens?: readonly string[];
+  /**
+   * An acquire: the lock was a handoff a quorum of nodes announced, taken as
+   * the grant (no request of its own; `nodes` are the nodes that handed it
+   * over). An extend: that lock's claim of its full TTL.
+   */
+  readonly handedOff?: true;
 }
 
 /** The lock reached the caller (acquire/tryAcquire resolved, or the using() routine started). */

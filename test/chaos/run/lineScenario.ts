@@ -113,6 +113,12 @@ export interface LineScenarioSpec {
    * every node for this long. The figure must exceed its limit.
    */
   readonly squatMs?: number;
+  /**
+   * The lockers' fencing (default: on, as LINE_LOCKER). Off, a handoff a
+   * quorum announced is taken as the lock itself (wakeup/handoffGrant.ts);
+   * with fencing every handoff is claimed first.
+   */
+  readonly fencing?: boolean;
   readonly seed?: number;
 }
 
@@ -348,6 +354,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       waitersPerLocker: spec.waitersPerLocker,
       resource,
       ...LINE_LOCKER,
+      fencing: spec.fencing ?? LINE_LOCKER.fencing,
       acquireTimeoutMs: WAITER_ACQUIRE_TIMEOUT_MS,
       impatientChance: 0.1,
       impatientTimeoutMs: IMPATIENT_TIMEOUT_MS,
