@@ -171,10 +171,8 @@ export class QuorumCoordinator extends LockManager {
     handed: HandedReservation,
     until: number,
   ): Promise<Grant> {
-    const claim = this.#observedClaim(keys, value, ttlMs, position).then(
-      (grant) => grant,
-      () => undefined,
-    );
+    // A claim that fails leaves the lock the reservation's validity (Grant.claim).
+    const claim: Promise<Grant | undefined> = this.#observedClaim(keys, value, ttlMs, position).catch(() => undefined);
     const outcomes = handed.nodes.map((index): NodeOutcome => ({ node: (this.nodes[index] as LockNode).name, status: 'ok', ms: 0 }));
     return Promise.resolve({ validUntil: until, ttlMs, outcomes, contended: true, claim });
   }
