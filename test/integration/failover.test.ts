@@ -116,10 +116,13 @@ describe('an ioredis Sentinel client', () => {
     const locker = new RedisLock(group.client(), { nodeTimeoutMs: 200 });
     const before = await locker.acquire('jobs:1', 10_000);
     await before.release();
-    const { to } = await group.failover(kind);
+    // Inducing the failover is the harness's part: in one full-suite run on 2 busy cores the
+    // sentinels did not promote the paused master's replica within the 20 s deadline (the old
+    // master is resumed then, and the group is as before). One more try; what is tested follows.
+    const { to } = await group.failover(kind).catch(() => group.failover(kind));
     const lock = await locker.acquire('jobs:1', 10_000, { acquireTimeoutMs: 10_000 });
     expect(group.masterIndex).toBe(to);
     expect(await group.command(group.master, 'GET', 'jobs:1')).toBe(lock.value);
     await lock.release();
-  });
+  }, 60_000);
 });
