@@ -1,4 +1,3 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,6 +14,7 @@ import {
   Redlock,
 } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { recordChannel } from '../support/recordChannel.js';
 
 let nodes: LocalNodeSet;
 let clients: Redis[];
@@ -26,21 +26,14 @@ afterAll(async () => {
   await nodes.stopAll();
 });
 
-function record<T>(name: string): { events: T[]; stop: () => void } {
-  const events: T[] = [];
-  const listener = (message: unknown) => events.push(message as T);
-  subscribe(name, listener);
-  return { events, stop: () => unsubscribe(name, listener) };
-}
-
 /** Records every channel until `stop()`. */
 function recordAll() {
   const all = {
-    acquire: record<AcquireEvent>('quorumlock:acquire'),
-    extend: record<ExtendEvent>('quorumlock:extend'),
-    release: record<ReleaseEvent>('quorumlock:release'),
-    releaseSettled: record<ReleaseSettledEvent>('quorumlock:release-settled'),
-    lost: record<LostEvent>('quorumlock:lost'),
+    acquire: recordChannel<AcquireEvent>('quorumlock:acquire'),
+    extend: recordChannel<ExtendEvent>('quorumlock:extend'),
+    release: recordChannel<ReleaseEvent>('quorumlock:release'),
+    releaseSettled: recordChannel<ReleaseSettledEvent>('quorumlock:release-settled'),
+    lost: recordChannel<LostEvent>('quorumlock:lost'),
   };
   return { ...all, stop: () => Object.values(all).forEach((r) => r.stop()) };
 }

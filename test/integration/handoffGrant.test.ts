@@ -4,7 +4,6 @@
  * validity counted from its last attempt, and its claim of the full TTL
  * follows off the critical path.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AcquireEvent, type ExtendEvent, type Lock, RedisLock, Redlock } from '../../src/index.js';
@@ -12,6 +11,7 @@ import { RESERVATION_MS } from '../../src/scripts/line.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { release } from '../../src/scripts/release.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { recordChannel } from '../support/recordChannel.js';
 
 let nodes: LocalNodeSet;
 beforeAll(async () => {
@@ -23,13 +23,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await nodes.flushAll();
 });
-
-function record<T>(name: string): { events: T[]; stop: () => void } {
-  const events: T[] = [];
-  const listener = (message: unknown) => events.push(message as T);
-  subscribe(name, listener);
-  return { events, stop: () => unsubscribe(name, listener) };
-}
 
 async function inLine(clients: readonly Redis[], resource: string): Promise<void> {
   await expect
@@ -49,8 +42,8 @@ afterEach(() => {
 });
 
 async function handOff(make: () => RedisLock | Redlock, clients: readonly Redis[], resource: string, ttlMs: number) {
-  const acquires = record<AcquireEvent>('quorumlock:acquire');
-  const extends_ = record<ExtendEvent>('quorumlock:extend');
+  const acquires = recordChannel<AcquireEvent>('quorumlock:acquire');
+  const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
   recorders.push(acquires, extends_);
   const holder = await make().acquire(resource, 30_000);
   const waiting = make().acquire(resource, ttlMs, { acquireTimeoutMs: 10_000 });
