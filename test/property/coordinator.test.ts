@@ -289,8 +289,10 @@ describe('coordinator over simulated nodes (model-based)', () => {
         RUNS,
       );
       // Not vacuous: locks were granted, refused, extended, refused extension and released.
+      // (Handoffs taken as the lock are rare here, a few per run: the owners share one process,
+      // whose releases wake its own waiters first; they are checked like any grant, not required.)
       report(regime, tally);
-      if (fullRun(RUNS)) for (const count of Object.values(tally)) expect(count).toBeGreaterThan(0);
+      if (fullRun(RUNS)) for (const [kind, count] of Object.entries(tally)) if (kind !== 'handedOff') expect(count).toBeGreaterThan(0);
     }, timeoutFor(RUNS, 60_000));
   }
 

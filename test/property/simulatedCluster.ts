@@ -67,7 +67,7 @@ function believedUntil(belief: Belief): number {
 }
 
 /** What the runs exercised, so a property cannot pass by exercising nothing. */
-export const tally = { grants: 0, failedAttempts: 0, extended: 0, failedExtends: 0, released: 0 };
+export const tally = { grants: 0, handedOff: 0, failedAttempts: 0, extended: 0, failedExtends: 0, released: 0 };
 
 /** Follows every lock's life through the coordinator's own node operations. */
 export class History {
@@ -261,6 +261,31 @@ export class SimulatedLocker extends QuorumCoordinator {
       return grant;
     } catch (error) {
       this.history.extended(value, keys, { error });
+      throw error;
+    }
+  }
+
+  protected override async handedOffGrant(...args: Parameters<QuorumCoordinator['handedOffGrant']>): Promise<Grant> {
+    const [keys, value] = args;
+    this.history.attempted(value, keys);
+    const grant = await super.handedOffGrant(...args);
+    tally.handedOff++;
+    this.history.granted(value, keys, grant);
+    return grant;
+  }
+
+  /** A handed-off lock's claim of its full TTL: an extend, as far as what the holder believes goes. */
+  protected override async claimOnNodes(...args: Parameters<QuorumCoordinator['claimOnNodes']>): Promise<Grant> {
+    const [keys, value] = args;
+    this.history.extending(value);
+    try {
+      const grant = await super.claimOnNodes(...args);
+      this.history.extended(value, keys, { grant });
+      return grant;
+    } catch (error) {
+      // Not `{ error }`: a lost claim does not end the lock (LockLostError would), which keeps the
+      // reservation's validity, and the History goes on checking it.
+      this.history.extended(value, keys, {});
       throw error;
     }
   }

@@ -22,7 +22,7 @@ import type { PubSubConnection, PubSubPort } from '../../src/node/PubSub.js';
 import type { LineEntry, LinePlace, LineReply } from '../../src/scripts/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { RESERVATION_MS } from '../../src/scripts/line.js';
-import { type Announce, RELEASE_CHANNEL_PREFIX, type Rejoin } from '../../src/scripts/release.js';
+import { type Announce, HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX, type Rejoin } from '../../src/scripts/release.js';
 import { isMarked, WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
 export type SimulatedOperation = 'acquire' | 'extend' | 'release' | 'keepalive' | 'leave';
@@ -115,6 +115,7 @@ export class SimulatedNode implements NodeBackend {
    */
   serverTime: Clock;
   private seq = 0;
+  private lastServerUs = 0;
   /** Bumped by restart(): requests from an older epoch are never applied or answered. */
   private epoch = 0;
   private downUntil = Number.NEGATIVE_INFINITY;
@@ -180,9 +181,18 @@ export class SimulatedNode implements NodeBackend {
     };
   }
 
+  /**
+   * TIME in µs, as the scripts read it: on the server clock, and strictly
+   * increasing from script to script (what a handoff's announcement is
+   * compared with, see handoffGrant.ts).
+   */
+  private serverUs(nowMs: number): number {
+    this.lastServerUs = Math.max(this.lastServerUs + 1, Math.floor(nowMs * 1000));
+    return this.lastServerUs;
+  }
+
   /** PUBLISH: messages travel on the subscriber's own connection, so they arrive after the script ran. */
-  private publish(key: string, message: string): void {
-    const channel = `${RELEASE_CHANNEL_PREFIX}${key}`;
+  private publish(key: string, message: string, channel = `${RELEASE_CHANNEL_PREFIX}${key}`): void {
     for (const subscriber of this.subscribers) {
       if (!subscriber.channels.has(channel)) continue;
       for (const listener of subscriber.listeners) queueMicrotask(() => listener(channel, message));
@@ -260,7 +270,7 @@ export class SimulatedNode implements NodeBackend {
       line.expiresAt = this.clock.now() + place.leaseMs;
       this.setCounter(key, this.counter(key) as number, place.leaseMs);
     }
-    return { result: { granted: false, ticket }, changed };
+    return { result: { granted: false, ticket, serverUs: this.serverUs(nowMs) }, changed };
   }
 
   /** extend.lua: new TTL on every key, only if every key holds `value` (marked or not). */
@@ -399,7 +409,10 @@ export class SimulatedNode implements NodeBackend {
     if (head === undefined) return false;
     const behind = (this.line(key)?.order.size ?? 0) > 1;
     this.store.set(key, { value: behind ? head + WAITER_MARK : head, expiresAt: this.clock.now() + reservationMs });
-    this.publish(key, head);
+    // line.lua's announce_handoff: to the waiter's process, stamped, when its value has a tag.
+    const tag = /^([0-9a-f]+)\./.exec(head)?.[1];
+    if (tag === undefined) this.publish(key, head);
+    else this.publish(key, `${head} ${this.serverUs(nowMs)} ${reservationMs} ${key}`, `${HANDOFF_CHANNEL_PREFIX}${tag}`);
     return true;
   }
 
