@@ -21,9 +21,10 @@
 -- it gave before (tokens stay below 2^53). Otherwise, with nothing but the
 -- line written: 0 outside line mode; in line mode {-ticket, server µs}, the
 -- caller's place and when the node gave it (a handoff announced with a
--- later server time came after this reply: handoffGrant.ts), after it joined every line (or kept its place, raised to ARGV[6]),
--- refreshed its lease and marked the first key held by another value with a
--- trailing '!' (APPEND keeps its TTL), so that its holder's release announces.
+-- later server time came after this reply: handoffGrant.ts), after it
+-- joined every line (or kept its place, raised to ARGV[6]), refreshed its
+-- lease and marked the first key held by another value with a trailing '!'
+-- (APPEND keeps its TTL), so that its holder's release announces.
 local MARK = '!'
 local value = ARGV[1]
 local marked = value .. MARK
