@@ -191,10 +191,7 @@ export class QuorumCoordinator extends LockManager {
       if (position.inLine) this.leaveLines(keys, value, position, true);
     });
     if (!result.granted) throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
-    const until = validUntil(ttlMs, startedAt, this.settings);
-    const left = until - clock.now();
-    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes };
-    throw new ValidityExhaustedError(keys, left, result.outcomes);
+    return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
   }
 
   #observedClaim(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
@@ -211,13 +208,16 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
     const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
-    if (result.granted) {
-      const until = validUntil(ttlMs, startedAt, this.settings);
-      const left = until - clock.now();
-      if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes };
-      throw new ValidityExhaustedError(keys, left, result.outcomes);
-    }
+    if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+  }
+
+  /** A quorum took the new TTL: validity from `startedAt`, or ValidityExhaustedError when none is left (extend and claim). */
+  #extendedGrant(keys: readonly string[], ttlMs: number, startedAt: number, outcomes: readonly NodeOutcome[]): Grant {
+    const until = validUntil(ttlMs, startedAt, this.settings);
+    const left = until - this.settings.clock.now();
+    if (left > 0) return { validUntil: until, ttlMs, outcomes };
+    throw new ValidityExhaustedError(keys, left, outcomes);
   }
 
   /**

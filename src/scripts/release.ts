@@ -12,7 +12,8 @@ export const RELEASE_CHANNEL_PREFIX = 'quorumlock:released:';
 /**
  * Where a handoff to a waiter is announced: this prefix (written out in
  * line.lua), then the tag of the waiter's process (PROCESS_TAG); the message
- * is the waiter's value, a space, and the key as the node stores it.
+ * is '<value> <server µs> <reservation ms> <key>' (wakeup/handoffGrant.ts's
+ * parseHandoff), the key as the node stores it.
  */
 export const HANDOFF_CHANNEL_PREFIX = 'quorumlock:handoff:';
 

@@ -13,7 +13,6 @@ import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Res
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
 import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
-import type { HandedReservation } from '../../../src/wakeup/handoffGrant.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
 import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult, ReleaseIntent } from './types.js';
@@ -100,20 +99,15 @@ export class ObservedRedlock extends Redlock {
     return super.acquireOnNodes(keys, value, ttlMs, position, connectWait);
   }
 
-  protected override handedOffGrant(
-    keys: readonly string[],
-    value: string,
-    ttlMs: number,
-    position: LinePosition,
-    handed: HandedReservation,
-    until: number,
-  ): Promise<Grant> {
-    return this.#observe('acquire', keys, value, ttlMs, () => super.handedOffGrant(keys, value, ttlMs, position, handed, until), true);
+  protected override handedOffGrant(...args: Parameters<Redlock['handedOffGrant']>): Promise<Grant> {
+    const [keys, value, ttlMs] = args;
+    return this.#observe('acquire', keys, value, ttlMs, () => super.handedOffGrant(...args), true);
   }
 
   /** A handed-off lock's claim of its full TTL is an extend of it, as the history sees it. */
-  protected override claimOnNodes(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {
-    return this.#observe('extend', keys, value, ttlMs, () => super.claimOnNodes(keys, value, ttlMs, position), true);
+  protected override claimOnNodes(...args: Parameters<Redlock['claimOnNodes']>): Promise<Grant> {
+    const [keys, value, ttlMs] = args;
+    return this.#observe('extend', keys, value, ttlMs, () => super.claimOnNodes(...args), true);
   }
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
