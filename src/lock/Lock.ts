@@ -1,5 +1,6 @@
 import { type LostEvent, publish } from '../diagnostics/channels.js';
 import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from './errors.js';
+import type { Claim } from './claim.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import type { LockedRoutine } from './Locker.js';
 import { runHolding } from './reentry/HoldContext.js';
@@ -29,7 +30,7 @@ export class Lock {
   #release: Promise<ReleaseResult> | undefined;
   readonly #contended: boolean;
   /** A handed-off lock's claim of its full TTL while it is out (see Grant.claim). */
-  #claim: Promise<Grant | undefined> | undefined;
+  #claim: Claim | undefined;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -44,7 +45,7 @@ export class Lock {
   }
 
   /** @internal The claim of the full TTL, while it is out (see Grant.claim). */
-  get pendingClaim(): Promise<Grant | undefined> | undefined {
+  get pendingClaim(): Claim | undefined {
     return this.#claim;
   }
 
@@ -126,6 +127,7 @@ export class Lock {
     }
     let grant: Grant;
     // The extend goes out after the claim, on the same connections: its answer is the one that counts.
+    this.#claim?.send();
     this.#claim = undefined;
     const startedAt = this.#ops.clock.now();
     try {
@@ -154,6 +156,8 @@ export class Lock {
    */
   release(): Promise<ReleaseResult> {
     if (!this.#release) {
+      // An unsent claim goes first: sent after the release, it would take the keys back.
+      this.#claim?.send();
       const passed = this.remainingMs() > 0 ? this.#ops.passOn(this) : undefined;
       this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value, this.#contended);
       // An Error costs a stack trace: the reason is built only when asked for.
@@ -168,9 +172,9 @@ export class Lock {
   }
 
   /** A claim that wins counts from its own start, as an extend does; one that fails leaves the reservation's validity. */
-  #followClaim(claim: Promise<Grant | undefined>): void {
+  #followClaim(claim: Claim): void {
     this.#claim = claim;
-    void claim.then((grant) => {
+    void claim.result.then((grant) => {
       if (this.#claim !== claim) return;
       this.#claim = undefined;
       if (!grant || this.#ended) return;

@@ -99,7 +99,7 @@ export abstract class LockManager implements Locker {
   /**
    * The lock a quorum of nodes handed this waiter at a release, for the
    * reservation (`handed`, valid until `validUntil`; see handoffGrant.ts), and
-   * its claim of the full TTL sent at once: Grant.claim.
+   * its claim of the full TTL, which follows in the next tick: Grant.claim.
    */
   protected abstract handedOffGrant(
     keys: readonly string[],
@@ -175,7 +175,10 @@ export abstract class LockManager implements Locker {
       wait?.close(acquired, passed !== undefined);
       // A lock passed to us after we gave up is not dropped: its keys go.
       const unclaimed = wait?.takeHandover();
-      if (unclaimed) void this.#observedRelease(keys, unclaimed.value);
+      if (unclaimed) {
+        unclaimed.claim?.send();
+        void this.#observedRelease(keys, unclaimed.value);
+      }
       const position = wait?.linePosition;
       if (position?.inLine) this.leaveLines(keys, value, position, acquired);
     }

@@ -1,3 +1,4 @@
+import type { Claim } from './claim.js';
 import type { Lock } from './Lock.js';
 import type { NodeOutcome } from '../node/outcome.js';
 
@@ -19,10 +20,10 @@ export interface Grant {
   /**
    * A lock the nodes handed to a waiter at a release holds the keys for a
    * short reservation only (validUntil counts that); its claim of the full
-   * TTL went out with it and resolves to the grant it won, or undefined if it
-   * won none (the lock then keeps the reservation's validity). Never rejects.
+   * TTL follows it (see claim.ts) and resolves to the grant it won, or
+   * undefined if it won none (the lock then keeps the reservation's validity).
    */
-  readonly claim?: Promise<Grant | undefined> | undefined;
+  readonly claim?: Claim | undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   ValidityExhaustedError,
 } from '../lock/errors.js';
 import type { Grant, ReleaseResult, SettledRelease } from '../lock/grant.js';
+import { deferClaim } from '../lock/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
@@ -172,7 +173,7 @@ export class QuorumCoordinator extends LockManager {
     until: number,
   ): Promise<Grant> {
     // A claim that fails leaves the lock the reservation's validity (Grant.claim).
-    const claim: Promise<Grant | undefined> = this.#observedClaim(keys, value, ttlMs, position).catch(() => undefined);
+    const claim = deferClaim(() => this.#observedClaim(keys, value, ttlMs, position));
     const outcomes = handed.nodes.map((index): NodeOutcome => ({ node: (this.nodes[index] as LockNode).name, status: 'ok', ms: 0 }));
     return Promise.resolve({ validUntil: until, ttlMs, outcomes, contended: true, claim });
   }

@@ -1,5 +1,5 @@
 import { sleep } from '../lock/sleep.js';
-import type { Grant } from '../lock/grant.js';
+import type { Claim } from '../lock/claim.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 
 /**
@@ -61,7 +61,7 @@ export interface LocalHandover {
   /** The giver's validity, which the taker keeps: the keys on the nodes are unchanged. */
   readonly validUntil: number;
   /** The giver's claim of its full TTL, if still out (a handed-off lock's, see Grant.claim): the taker follows it. */
-  readonly claim?: Promise<Grant | undefined> | undefined;
+  readonly claim?: Claim | undefined;
 }
 
 /** The waiter behind a place, as a releasing holder of the same process sees it. */

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AcquireEvent, type ExtendEvent, type Lock, RedisLock, Redlock } from '../../src/index.js';
 import { RESERVATION_MS } from '../../src/scripts/line.js';
+import { acquireScript } from '../../src/scripts/acquire.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { release } from '../../src/scripts/release.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
@@ -104,5 +105,49 @@ describe('a handoff taken as the lock', () => {
     expect(acquires.some((event) => event.granted && event.fencingToken !== undefined)).toBe(true);
     expect(lock.fencingToken).toBeDefined();
     await lock.release();
+  });
+
+  it('the claim goes out once the new holder runs, not on its way to it', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const waiterClient = client.duplicate();
+    try {
+      // The claim is an in-line acquire on the waiter's own connection.
+      let armed = false;
+      let claimsBeforeResume = 0;
+      let resumed = false;
+      const evalsha = waiterClient.evalsha.bind(waiterClient) as (...args: unknown[]) => Promise<unknown>;
+      (waiterClient as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args) => {
+        if (armed && !resumed && args[0] === acquireScript.sha) claimsBeforeResume++;
+        return evalsha(...args);
+      };
+      const holder = await new RedisLock(client).acquire('late-claim', 30_000);
+      const waiting = new RedisLock(waiterClient).acquire('late-claim', 5_000, { acquireTimeoutMs: 10_000 });
+      await inLine([client], 'late-claim');
+      armed = true;
+      await release(client, ['late-claim'], holder.value, 'marked');
+      const lock = await waiting;
+      resumed = true;
+      expect(claimsBeforeResume).toBe(0);
+      await expectClaimed(lock, [client], 'late-claim', 5_000);
+      await lock.release();
+    } finally {
+      waiterClient.disconnect();
+    }
+  });
+
+  it('a handed lock released at once sends its claim first: the released keys do not come back', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const holder = await new RedisLock(client).acquire('quick', 30_000);
+    const waiting = new RedisLock(client).acquire('quick', 5_000, { acquireTimeoutMs: 10_000 });
+    await inLine([client], 'quick');
+    await release(client, ['quick'], holder.value, 'marked');
+    const lock = await waiting;
+    expect(lock.pendingClaim).toBeDefined();
+    // Released in the holder's first tick, before its claim was due.
+    const released = await lock.release();
+    expect(released.released).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await client.exists('quick')).toBe(0);
+    expect(await client.exists(...lineKeysFor('quick').slice(0, 2))).toBe(0);
   });
 });
