@@ -119,9 +119,11 @@ describe('an ioredis Sentinel client', () => {
     // Inducing the failover is the harness's part: in one full-suite run on 2 busy cores the
     // sentinels did not promote the paused master's replica within the 20 s deadline (the old
     // master is resumed then, and the group is as before). One more try; what is tested follows.
-    const { to } = await group.failover(kind).catch(() => group.failover(kind));
+    await group.failover(kind).catch(() => group.failover(kind));
     const lock = await locker.acquire('jobs:1', 10_000, { acquireTimeoutMs: 10_000 });
-    expect(group.masterIndex).toBe(to);
+    // Wherever the group settled: in 3 of 9 runs here the sentinels (300 ms down-after on 2
+    // busy cores) failed over once more while the group settled, back to the restarted old
+    // server, which the harness then reports as the master. The client must follow either way.
     expect(await group.command(group.master, 'GET', 'jobs:1')).toBe(lock.value);
     await lock.release();
   }, 60_000);
