@@ -31,7 +31,10 @@ describe('chaos: Redlock over Sentinel-managed groups', () => {
     () =>
       file.expectCaught({ name: 'neg-failover-redlock3-no-sync', rules: [2, 3], groups: 3, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
         await Promise.all([groups[0]?.stallReplication(), groups[1]?.stallReplication()]);
-        const lockA = await a.acquire(resource, 30_000);
+        // Longer than both failovers may take together (up to the harness's 20 s deadline each,
+        // on a busy machine 16 and 19 s) and B's acquire: with 30 s, A's lock once expired
+        // before B took it, and there was no overlap to catch.
+        const lockA = await a.acquire(resource, 120_000);
         await failover(0, 'lossy');
         await failover(1, 'lossy');
         return lockA;
