@@ -361,14 +361,15 @@ export class SentinelGroup {
     let index = -1;
     // In a full-suite run on 2 busy cores the sentinels once still named the killed master
     // after 20 s: an election that fails (split votes, late replies) is retried only after
-    // twice failover-timeout (60 s with proxied replication). Halfway to the deadline the
-    // harness forces the failover it is inducing (no vote needed); what tests check is after it.
+    // twice failover-timeout (60 s with proxied replication). Halfway to the deadline, if no
+    // sentinel has a failover under way, the harness forces the failover it is inducing (no
+    // vote needed); what tests check is after it.
     const nudgeAt = performance.now() + this.#options.failoverDeadlineMs / 2;
     let nudged = false;
     await this.#until(`a replica of ${old.host}:${old.port} to be promoted`, async () => {
       const named = await Promise.all(this.sentinels.map((sentinel) => this.sentinelMaster(sentinel)));
       const port = named[0]?.port;
-      if (!nudged && performance.now() > nudgeAt && named.every((address) => address?.port === old.port)) {
+      if (!nudged && performance.now() > nudgeAt && named.every((address) => address?.port === old.port) && !(await this.#failoverUnderWay())) {
         nudged = true;
         await this.command(this.sentinels[0] as RedisServer, 'SENTINEL', 'FAILOVER', this.name).catch(() => undefined);
       }
@@ -378,6 +379,17 @@ export class SentinelGroup {
       return role === 'master' ? undefined : `${port} reports role ${role}`;
     });
     return index;
+  }
+
+  /** Whether a sentinel is in the middle of a failover of the master (its flags say failover_in_progress). */
+  async #failoverUnderWay(): Promise<boolean> {
+    const flags = await Promise.all(
+      this.sentinels.map(async (sentinel) => {
+        const fields = (await this.command(sentinel, 'SENTINEL', 'MASTER', this.name).catch(() => [])) as string[];
+        return fields[fields.indexOf('flags') + 1] ?? '';
+      }),
+    );
+    return flags.some((flag) => flag.includes('failover_in_progress'));
   }
 
   async #replication(server: RedisServer): Promise<{ role: string; linkUp: boolean; connectedReplicas: number } | undefined> {
