@@ -23,7 +23,9 @@ describe('chaos: failovers of a Sentinel-managed master', () => {
     () =>
       file.expectCaught({ name: 'neg-failover-single-no-sync', rules: [5], groups: 1, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
         await groups[0]?.stallReplication();
-        const lockA = await a.acquire(resource, 30_000);
+        // Longer than the failover may take (up to the harness's 20 s deadline) and B's acquire,
+        // as in neg-failover-redlock3-no-sync, whose 30 s once ran out before B's acquire.
+        const lockA = await a.acquire(resource, 120_000);
         await failover(0, 'lossy');
         return lockA;
       }),
