@@ -56,11 +56,6 @@ export class ReleaseWatch {
     return this.#handedElsewhere;
   }
 
-  /** Per node, the handoffs to the expected value announced since the last attempt. */
-  get handoffStamps(): readonly (HandoffStamp | undefined)[] {
-    return this.#stamps;
-  }
-
   /**
    * Whether a quorum of nodes handed us the key since the last attempt,
    * after that attempt's replies (`waitingSince`, see LinePosition): the lock
