@@ -16,8 +16,12 @@ export class RedisPubSub implements PubSubPort {
   connect(): PubSubConnection {
     // ioredis's own resubscribe after a reconnect leaves its failure unhandled
     // (a closed connection, a NOPERM from ACLs), which would crash the process;
-    // the subscriber resubscribes instead (onReady), where a failure is harmless.
-    const connection = (this.client as Redis).duplicate({ autoResubscribe: false });
+    // the subscriber resubscribes instead (onReady), where a failure is
+    // harmless. No ready check: SUBSCRIBE is served while a node loads its
+    // data, and the check's INFO was 40% of the CPU that opening these
+    // connections cost, paid by every process at its first contention, when
+    // its waiters are busiest.
+    const connection = (this.client as Redis).duplicate({ autoResubscribe: false, enableReadyCheck: false });
     // Errors surface as timeouts of the subscriptions; callers fall back on polling.
     connection.on('error', () => undefined);
     return {
