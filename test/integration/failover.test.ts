@@ -32,7 +32,8 @@ describe('a failover', () => {
     const { group, link } = await startGroup();
     // Replication lags; without the WAIT the acquire would return before the replica has the key.
     link.latencyMs = 100;
-    const lock = await new RedisLock(group.client(), synced).acquire('orders:1', 60_000);
+    const holderClient = group.client();
+    const lock = await new RedisLock(holderClient, synced).acquire('orders:1', 60_000);
     // Whatever was still on its way to the replica is lost with the master.
     link.cutOff();
     const { to } = await group.failover('kill');
@@ -40,7 +41,15 @@ describe('a failover', () => {
     expect(await group.command(group.master, 'GET', 'orders:1')).toBe(lock.value);
     const rival = new RedisLock(group.client());
     expect(await rival.tryAcquire('orders:1', 60_000)).toBeNull();
-    // The holder goes on: its extend reaches the new master, whose new replica confirms it.
+    // The holder goes on: its extend reaches the new master, whose new replica confirms it. Once its
+    // client is there: a client still switching replaced its connection under the extend's WAIT in one
+    // run, whose outcome is then unknown (REPLICA_SYNC with connectionChanged), as it should be.
+    await expect
+      .poll(async () => {
+        await holderClient.ping();
+        return holderClient.stream?.remotePort;
+      }, { timeout: 10_000, interval: 50 })
+      .toBe(group.master.port);
     await lock.extend(60_000);
     expect(lock.remainingMs()).toBeGreaterThan(50_000);
   });
