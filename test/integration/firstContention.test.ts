@@ -10,6 +10,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AcquireEvent, RedisLock, Redlock } from '../../src/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { commandCalls } from '../support/lockRequests.js';
 import { patient } from '../support/patient.js';
 import { TcpProxy } from '../support/TcpProxy.js';
 
@@ -37,12 +38,6 @@ async function clientsWithSlowSubscribers(count: number): Promise<{ clients: Red
   return { clients, proxies };
 }
 
-/** Calls of each command on the node since its stats were reset (this INFO not counted yet). */
-async function calls(admin: Redis): Promise<Record<string, number>> {
-  const found = (await admin.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm);
-  return Object.fromEntries([...found].map(([, command, count]) => [command, Number(count)]));
-}
-
 it('opens a subscriber connection without the ready check, whose INFO was 40% of its cost', async () => {
   const [client, admin] = [nodes.clients()[0]!, nodes.clients()[0]!];
   await Promise.all([client.ping(), admin.ping()]);
@@ -53,7 +48,7 @@ it('opens a subscriber connection without the ready check, whose INFO was 40% of
   await expect.poll(async () => (await admin.pubsub('NUMSUB', 'quorumlock:released:ticket:4'))[1], { timeout: 5_000, interval: 10 }).toBe(1);
   await holder.release();
   await (await waiting).release();
-  const counted = await calls(admin);
+  const counted = await commandCalls(admin);
   expect(counted.subscribe).toBeGreaterThan(0);
   expect(counted.info).toBeUndefined();
 });
