@@ -42,6 +42,8 @@ export class Lock {
     this.#ttlMs = grant.ttlMs;
     this.fencingTokens = grant.fencingTokens;
     if (grant.claim) this.#followClaim(grant.claim);
+    // A node that timed out may still take the keys later: the end is watched, to release them then.
+    if (grant.outcomes.some((outcome) => outcome.status === 'timeout')) this.#scheduleExpiry();
   }
 
   /** @internal The claim of the full TTL, while it is out (see Grant.claim). */
@@ -139,7 +141,9 @@ export class Lock {
         // Some nodes may have taken the new TTL; if it is shorter than what
         // was left, our keys there now expire sooner than we believed.
         this.#validUntil = Math.min(this.#validUntil, this.#ops.validUntilAfterExtend(ttlMs, startedAt));
-        if (this.#controller) this.#scheduleExpiry();
+        // The extend may still land (a timeout) or have landed (a short sync):
+        // the end is watched even if nobody reads the signal, to release then.
+        this.#scheduleExpiry();
       }
       throw error;
     }
@@ -184,10 +188,20 @@ export class Lock {
     });
   }
 
+  /**
+   * A lock that ends unreleased (lost or expired) is released all the same:
+   * an extend or acquire given up on may still run, late, even on a
+   * promoted replica after a failover, and keep the keys alive past the
+   * validity the holder was told; the release follows it (see LateWrites).
+   */
   #end(reason: QuorumLockError | typeof RELEASED): void {
     if (!this.#ended) {
       this.#ended = reason;
       clearTimeout(this.#expiryTimer);
+      if (reason !== RELEASED && !this.#release) {
+        this.#claim?.send();
+        this.#release = this.#ops.release(this.resources, this.value, this.#contended);
+      }
       if (reason !== RELEASED && !(reason instanceof LockReleasedError)) {
         publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));
       }

@@ -241,13 +241,20 @@ export class ReplicaSyncError extends QuorumLockError {
    * a connection that had written nothing, so its count proved nothing.
    */
   readonly connectionChanged: boolean;
+  /**
+   * Milliseconds from sending the write to WAIT's answer, as the library
+   * measured them: a server checks WAIT's timeout on its cron tick, so with
+   * Redis's default hz 10 this is up to 100 ms more than `timeoutMs`.
+   */
+  readonly waitedMs: number | undefined;
 
-  constructor(node: string, acknowledged: number, required: number, timeoutMs: number, connectionChanged = false) {
+  constructor(node: string, acknowledged: number, required: number, timeoutMs: number, connectionChanged = false, waitedMs?: number) {
+    const waited = waitedMs === undefined ? '' : ` (WAIT answered after ${waitedMs} ms)`;
     super(
       ErrorCode.REPLICA_SYNC,
       connectionChanged
         ? `${node}: the connection was replaced before WAIT answered, so whether ${required} ${required === 1 ? 'replica has' : 'replicas have'} the write is unknown`
-        : `${node}: ${acknowledged} of ${required} ${required === 1 ? 'replica' : 'replicas'} acknowledged within ${timeoutMs} ms`,
+        : `${node}: ${acknowledged} of ${required} ${required === 1 ? 'replica' : 'replicas'} acknowledged within ${timeoutMs} ms${waited}`,
     );
     this.name = 'ReplicaSyncError';
     this.node = node;
@@ -255,6 +262,7 @@ export class ReplicaSyncError extends QuorumLockError {
     this.required = required;
     this.timeoutMs = timeoutMs;
     this.connectionChanged = connectionChanged;
+    this.waitedMs = waitedMs;
   }
 }
 

@@ -40,12 +40,20 @@ export interface ReplicaSyncOptions {
   /** Replicas of every node that must acknowledge a grant's write (1 or more). */
   readonly replicas: number;
   /**
-   * How long WAIT may wait for them. Must be below `nodeTimeoutMs`: the
-   * write and the WAIT share the node's timeout, and a WAIT cut off by it
-   * would be reported as a silent node instead of a short sync.
+   * How long WAIT may wait for them. A synced request has `nodeTimeoutMs +
+   * timeoutMs + serverTickMs` to answer, so that a WAIT the server notices
+   * late is still reported as a short sync (REPLICA_SYNC), not a silent node.
    * @default half of nodeTimeoutMs, rounded down (25 ms)
    */
   readonly timeoutMs?: number;
+  /**
+   * 1000 / `hz` of the servers: Redis checks WAIT's timeout on its cron
+   * tick, so an idle server with `hz 10` answers a WAIT that timed out up to
+   * 100 ms late. Set it from your servers' `hz` (CONFIG GET hz); on a busy
+   * server WAIT usually ends on time, but only the tick is promised.
+   * @default 100 (Redis's default hz 10)
+   */
+  readonly serverTickMs?: number;
 }
 
 export interface LockerOptions {
@@ -180,7 +188,9 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 
 const LOCKER_KEYS = ['driftFactor', 'driftMs', 'nodeTimeoutMs', 'acquireTimeoutMs', 'retry', 'extendAtFraction', 'fencing', 'wakeUp', 'reentrant', 'syncReplicas', 'clock'];
 const RETRY_KEYS = ['retries', 'baseDelayMs', 'maxDelayMs', 'factor'];
-const SYNC_KEYS = ['replicas', 'timeoutMs'];
+const SYNC_KEYS = ['replicas', 'timeoutMs', 'serverTickMs'];
+/** Redis's default hz 10. */
+const DEFAULT_SERVER_TICK_MS = 100;
 const ACQUIRE_KEYS = ['signal', 'acquireTimeoutMs', 'retry'];
 
 export function resolveLockerOptions(options: unknown, argument = 'options'): ResolvedOptions {
@@ -265,12 +275,12 @@ function resolveReplicaSync(options: unknown, nodeTimeoutMs: number, argument: s
   assertOptionsObject(options, argument, SYNC_KEYS);
   const o = options as unknown as ReplicaSyncOptions;
   assertInteger(o.replicas, `${argument}.replicas`, 1, 1000);
-  const timeoutMs = o.timeoutMs ?? Math.floor(nodeTimeoutMs / 2);
-  if (nodeTimeoutMs < 2) {
-    throw new InvalidArgumentError(argument, `needs nodeTimeoutMs of 2 or more, to leave WAIT a timeout below it (got ${nodeTimeoutMs})`);
-  }
-  assertInteger(timeoutMs, `${argument}.timeoutMs`, 1, nodeTimeoutMs - 1);
-  return Object.freeze({ replicas: o.replicas, timeoutMs });
+  const timeoutMs = o.timeoutMs ?? Math.max(1, Math.floor(nodeTimeoutMs / 2));
+  assertInteger(timeoutMs, `${argument}.timeoutMs`, 1, MAX_TTL_MS);
+  // Redis takes hz from 1 to 500.
+  const serverTickMs = o.serverTickMs ?? DEFAULT_SERVER_TICK_MS;
+  assertInteger(serverTickMs, `${argument}.serverTickMs`, 2, 1000);
+  return Object.freeze({ replicas: o.replicas, timeoutMs, serverTickMs });
 }
 
 function resolveRetry(options: unknown, defaults: ResolvedRetry, argument: string): ResolvedRetry {

@@ -4,6 +4,7 @@ import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
+import { LateWrites } from './LateWrites.js';
 import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 
 export interface ReleaseOutcome extends NodeOutcome {
@@ -44,6 +45,10 @@ export interface NodeRequest<T, O extends NodeOutcome> {
    * out once it connects, in order: the undo of an acquire must follow it.
    */
   readonly awaitsConnection?: true;
+  /** The lock value whose keys this request may write (acquire, extend, fence): see LateWrites. */
+  readonly writes?: string;
+  /** The lock value whose keys this request releases: sent again after the lock's late writes. */
+  readonly releases?: string;
   send(backend: NodeBackend): Promise<T>;
   interpret(reply: T): NodeStatus;
   describe(node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined): O;
@@ -60,7 +65,7 @@ function okOrHeld(ok: boolean): NodeStatus {
 }
 
 export function acquireRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
-  return { awaitsConnection: true, send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+  return { awaitsConnection: true, writes: value, send: (backend) => backend.acquire(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
 }
 
 /** An attempt from the wait lines (NodeBackend.acquireInLine); a node without lines takes a plain attempt. */
@@ -73,6 +78,7 @@ export function acquireInLineRequest(
 ): NodeRequest<LineReply, FencedOutcome> {
   return {
     awaitsConnection: true,
+    writes: value,
     send: (backend) => {
       if (backend.acquireInLine) return backend.acquireInLine(keys, value, ttlMs, fencing, place);
       if (fencing) return backend.acquireFenced!(keys, value, ttlMs).then((tokens) => (tokens ? { granted: true, tokens } : { granted: false, ticket: 0 }));
@@ -92,6 +98,7 @@ export function acquireInLineRequest(
 export function acquireFencedRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<bigint[] | null, FencedOutcome> {
   return {
     awaitsConnection: true,
+    writes: value,
     send: (backend) => backend.acquireFenced!(keys, value, ttlMs),
     interpret: (tokens) => (tokens ? 'ok' : 'held'),
     describe: (node, status, ms, tokens, error): FencedOutcome =>
@@ -100,11 +107,11 @@ export function acquireFencedRequest(keys: readonly string[], value: string, ttl
 }
 
 export function fenceRequest(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<boolean, NodeOutcome> {
-  return { send: (backend) => backend.fence!(keys, value, tokens), interpret: okOrHeld, describe: plainOutcome };
+  return { writes: value, send: (backend) => backend.fence!(keys, value, tokens), interpret: okOrHeld, describe: plainOutcome };
 }
 
 export function extendRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
-  return { send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+  return { writes: value, send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
 }
 
 /** Steps out of the wait lines (NodeBackend.leave); nothing to do on a node without them. */
@@ -142,7 +149,7 @@ export function releaseRequest(
   announce: Announce = 'marked',
   rejoin?: Rejoin,
 ): NodeRequest<number, ReleaseOutcome> {
-  return { send: (backend) => backend.release(keys, value, announce, rejoin), interpret: releaseStatus, describe: releaseOutcome };
+  return { releases: value, send: (backend) => backend.release(keys, value, announce, rejoin), interpret: releaseStatus, describe: releaseOutcome };
 }
 
 /**
@@ -155,6 +162,7 @@ export function releaseRequest(
 export class LockNode {
   /** The client has been ready once: no request waits for a connection any more. */
   #connected: boolean;
+  readonly #lateWrites = new LateWrites();
 
   constructor(
     readonly backend: NodeBackend,
@@ -223,7 +231,9 @@ export class LockNode {
           // The request's own timeout starts now that it can be sent.
           this.#dispatch(request, new RequestDeadline(clock, deadline.timeoutMs), give);
         } else if (!request.awaitsConnection) {
-          request.send(this.backend).catch(() => {});
+          const late = request.send(this.backend);
+          late.catch(() => {});
+          this.#trackLate(request, late);
         }
       },
       (error) => giveUp('error', error),
@@ -249,7 +259,14 @@ export class LockNode {
       untrack();
       deliver(request.describe(this.name, status, clock.now() - deadline.sentAt, reply, error));
     };
-    const untrack = deadline.track(() => finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs)));
+    if (request.releases !== undefined && this.#lateWrites.size > 0) {
+      const resend = (): Promise<T> => request.send(this.backend);
+      this.#lateWrites.releaseAfter(request.releases, resend);
+    }
+    const untrack = deadline.track(() => {
+      finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs));
+      this.#trackLate(request, pending);
+    });
     pending.then(
       (reply) => {
         if (settled) return;
@@ -264,6 +281,11 @@ export class LockNode {
       },
       (error: unknown) => finish('error', undefined, asError(error)),
     );
+  }
+
+  /** A write given up on may still run: the lock's release is sent again after it (LateWrites). */
+  #trackLate(request: NodeRequest<unknown, NodeOutcome>, pending: Promise<unknown>): void {
+    if (request.writes !== undefined) this.#lateWrites.track(request.writes, pending);
   }
 }
 

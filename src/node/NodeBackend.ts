@@ -72,11 +72,12 @@ export interface NodeBackend {
   /** Steps out of the lines; one that gave up hands on a reservation it did not take. */
   leave?(keys: readonly string[], value: string, acquired: boolean): Promise<number>;
   /**
-   * Sends `write`, then WAIT for `replicas` right behind it on the same
-   * connection (WAIT covers the writes its own connection made), and resolves
-   * with both replies. Backends without it cannot serve `syncReplicas`.
+   * Sends `write` (on the backend it is given, which may be another
+   * connection to the same node), then WAIT for `replicas` right behind it on
+   * that connection (WAIT covers the writes its own connection made), and
+   * resolves with both replies. Backends without it cannot serve `syncReplicas`.
    */
-  synced?<T>(write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>>;
+  synced?<T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>>;
   /** Publish/subscribe on this node. Backends without it leave waiters to backoff polling. */
   readonly pubSub?: PubSubPort;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */

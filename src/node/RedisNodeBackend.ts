@@ -14,7 +14,6 @@ import {
   type Rejoin,
   release,
   type ScriptClient,
-  scriptResends,
   type SetClient,
   verify,
 } from '../scripts/index.js';
@@ -23,6 +22,7 @@ import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
+import { SyncConnections } from './SyncConnections.js';
 
 /** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
 export type RedisClient = Redis | Cluster;
@@ -40,7 +40,7 @@ export class RedisNodeBackend implements NodeBackend {
    * Undefined on a cluster: WAIT names no key, so a Cluster client would
    * send it to any master, not to the one that took the write.
    */
-  readonly synced: (<T>(write: () => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
+  readonly synced: (<T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   readonly pubSub: RedisPubSub;
@@ -53,7 +53,16 @@ export class RedisNodeBackend implements NodeBackend {
     const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
-    this.synced = this.isCluster ? undefined : (write, replicas, timeoutMs) => syncedOn(client as Redis, write, replicas, timeoutMs);
+    if (this.isCluster) {
+      this.synced = undefined;
+    } else {
+      // Opened at the first synced write: most lockers never sync.
+      let connections: SyncConnections | undefined;
+      this.synced = (write, replicas, timeoutMs) => {
+        connections ??= new SyncConnections(client as Redis, (connection) => new RedisNodeBackend(connection, this.name));
+        return connections.synced(write, replicas, timeoutMs);
+      };
+    }
     this.name = name ?? describeClient(client);
     this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
     this.connection = new ConnectionGate(client, this.name);
@@ -107,27 +116,6 @@ export class RedisNodeBackend implements NodeBackend {
   private coalesce(): void {
     if (!this.isCluster) coalesceWrites(this.client as Redis);
   }
-}
-
-/**
- * The write and the WAIT leave back to back, in one socket write when the
- * connection is busy, so the sync costs no extra round trip of ours. WAIT
- * only covers writes of its own connection: a script resent after NOSCRIPT
- * runs behind the first WAIT, which is then sent again once the write has
- * answered; and when the client reconnected meanwhile (ioredis resends an
- * unanswered WAIT on the new connection, where it waits for nothing) the
- * acknowledgement proves nothing and is not counted.
- */
-function syncedOn<T>(client: Redis, write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
-  const connection = client.stream;
-  const resendsBefore = scriptResends();
-  const written = write();
-  const acknowledged = client.wait(replicas, timeoutMs);
-  return Promise.all([written, acknowledged])
-    .then(([reply, count]) =>
-      scriptResends() === resendsBefore ? { reply, acknowledged: count } : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
-    )
-    .then((synced): SyncedReply<T> => (client.stream === connection ? synced : { ...synced, connectionChanged: true }));
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */

@@ -31,7 +31,7 @@ import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
-import { syncedRequest } from '../node/replicaSync.js';
+import { syncedRequest, syncedTimeoutMs, waitTimeoutMs } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
@@ -57,6 +57,8 @@ export class QuorumCoordinator extends LockManager {
     return this.nodes.length;
   }
   readonly #deadlines: DeadlineQueue;
+  /** With syncReplicas: the deadlines of synced writes, which are longer (see syncedTimeoutMs). */
+  readonly #syncedDeadlines: DeadlineQueue | undefined;
   /** The nodes whose keys need checking (cluster clients): usually none. */
   readonly #keyCheckers: readonly NodeBackend[];
 
@@ -65,6 +67,9 @@ export class QuorumCoordinator extends LockManager {
     this.nodes = nodes;
     this.quorum = quorumFor(nodes.length);
     this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
+    this.#syncedDeadlines = settings.syncReplicas
+      ? new DeadlineQueue(settings.clock, syncedTimeoutMs(settings.nodeTimeoutMs, settings.syncReplicas))
+      : undefined;
     this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
     this.lineSpace = lineSpaceFor(nodes.map((node) => node.name).join(','));
     if (settings.fencing) {
@@ -119,8 +124,8 @@ export class QuorumCoordinator extends LockManager {
     connectWait: ConnectWait,
   ): Promise<Grant> {
     const clock = this.settings.clock;
-    const timeoutMs = this.#nodeTimeout(ttlMs);
-    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines, connectWait);
+    const timeoutMs = this.#writeTimeout(ttlMs);
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#queueFor(timeoutMs), connectWait);
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const attempt = position?.startAttempt(startedAt);
@@ -132,6 +137,7 @@ export class QuorumCoordinator extends LockManager {
           ? acquireFencedRequest(keys, value, ttlMs)
           : acquireRequest(keys, value, ttlMs),
       timeoutMs,
+      value,
     );
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (position) {
@@ -149,8 +155,8 @@ export class QuorumCoordinator extends LockManager {
       fencingTokens = largestTokens(perNode);
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
-        const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
-        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs), fenceDeadline);
+        const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#queueFor(timeoutMs));
+        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs, value), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -205,10 +211,10 @@ export class QuorumCoordinator extends LockManager {
   protected async extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
     const clock = this.settings.clock;
     // A reply after the lock's current validity could no longer prove it held without a gap.
-    const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
-    const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
+    const timeoutMs = Math.max(1, Math.min(this.#writeTimeout(ttlMs), Math.ceil(remainingMs)));
+    const deadline = new RequestDeadline(clock, timeoutMs, this.#queueFor(timeoutMs));
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
+    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs, value), deadline);
     if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
@@ -284,16 +290,27 @@ export class QuorumCoordinator extends LockManager {
     return { resources, nodeCount: this.nodes.length, quorum: this.quorum, outcomes };
   }
 
-  /**
-   * With `syncReplicas`, a grant counts once WAIT confirmed it. WAIT's own
-   * timeout ends before the request's, so that a short sync is reported as
-   * one rather than as a silent node; never 0, which would make WAIT block
-   * its connection for good.
-   */
-  #synced<O extends NodeOutcome>(request: NodeRequest<unknown, O>, requestTimeoutMs: number): NodeRequest<unknown, O> {
+  /** With `syncReplicas`, a grant counts once WAIT confirmed it; see replicaSync.ts for its timeouts. */
+  #synced<O extends NodeOutcome>(request: NodeRequest<unknown, O>, requestTimeoutMs: number, value: string): NodeRequest<unknown, O> {
     const sync = this.settings.syncReplicas;
     if (sync === undefined) return request;
-    return syncedRequest(request, { replicas: sync.replicas, timeoutMs: Math.max(1, Math.min(sync.timeoutMs, requestTimeoutMs - 1)) });
+    return syncedRequest(request, sync.replicas, waitTimeoutMs(requestTimeoutMs, this.settings.nodeTimeoutMs, sync), value);
+  }
+
+  /**
+   * How long a write that counts as a vote may take: the node timeout, or
+   * with `syncReplicas` the longer time a synced write has. Never longer
+   * than the lock it asks for.
+   */
+  #writeTimeout(ttlMs: number): number {
+    const sync = this.settings.syncReplicas;
+    const timeoutMs = sync ? syncedTimeoutMs(this.settings.nodeTimeoutMs, sync) : this.settings.nodeTimeoutMs;
+    return Math.min(timeoutMs, ttlMs);
+  }
+
+  /** The deadline queue whose deadlines last `timeoutMs`, if any (RequestDeadline then needs no timer of its own). */
+  #queueFor(timeoutMs: number): DeadlineQueue | undefined {
+    return timeoutMs === this.settings.nodeTimeoutMs ? this.#deadlines : this.#syncedDeadlines;
   }
 
   /** A request may not outlive the lock it asks for. */

@@ -77,7 +77,8 @@ describe('syncReplicas against a real replica', () => {
     expect(error).toBeInstanceOf(QuorumUnreachableError);
     const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
     expect(isQuorumLockError(cause, ErrorCode.REPLICA_SYNC)).toBe(true);
-    expect((cause as ReplicaSyncError).message).toBe(`${group.name} via sentinels ${group.sentinelAddresses.map((a) => `${a.host}:${a.port}`).join(',')}: 0 of 1 replica acknowledged within 100 ms`);
+    const node = `${group.name} via sentinels ${group.sentinelAddresses.map((a) => `${a.host}:${a.port}`).join(',')}`;
+    expect((cause as ReplicaSyncError).message).toBe(`${node}: 0 of 1 replica acknowledged within 100 ms (WAIT answered after ${(cause as ReplicaSyncError).waitedMs} ms)`);
     expect((error as Error).message).toContain('0 of 1 replica acknowledged within 100 ms');
     expect(await group.command(group.master, 'GET', 'orders:3')).toBeNull();
   });

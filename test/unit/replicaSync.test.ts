@@ -11,6 +11,7 @@ import { resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';
 import type { NodeBackend, SyncedReply } from '../../src/node/NodeBackend.js';
 import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
+import { syncedTimeoutMs, waitTimeoutMs } from '../../src/node/replicaSync.js';
 
 /** A node whose writes succeed (or find the key held), and whose replicas acknowledge `acknowledged` of them. */
 interface FakeNode extends NodeBackend {
@@ -41,8 +42,8 @@ function fakeNode(name: string, acknowledged: number, options: { held?: boolean;
     },
   };
   if (options.canSync !== false) {
-    node.synced = <T>(write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> => {
-      const written = write();
+    node.synced = <T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> => {
+      const written = write(node);
       node.log.push(`wait ${replicas} ${timeoutMs}`);
       return written.then((reply) => (node.reconnected ? { reply, acknowledged: node.acknowledged, connectionChanged: true } : { reply, acknowledged: node.acknowledged }));
     };
@@ -81,7 +82,9 @@ describe('syncReplicas', () => {
     const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
     expect(isQuorumLockError(cause, ErrorCode.REPLICA_SYNC)).toBe(true);
     expect(cause).toMatchObject({ node: 'a:1', acknowledged: 0, required: 1, timeoutMs: 25 });
-    expect(cause?.message).toBe('a:1: 0 of 1 replica acknowledged within 25 ms');
+    const waitedMs = (cause as ReplicaSyncError).waitedMs;
+    expect(waitedMs).toBeTypeOf('number');
+    expect(cause?.message).toBe(`a:1: 0 of 1 replica acknowledged within 25 ms (WAIT answered after ${waitedMs} ms)`);
     expect((error as Error).message).toContain('a:1: 0 of 1 replica acknowledged within 25 ms');
     // The key the node took must not outlive the failed attempt (Redlock rule 5).
     expect(node.log).toEqual(['acquire', 'wait 1 25', 'release']);
@@ -138,11 +141,21 @@ describe('syncReplicas', () => {
     await lock?.release();
   });
 
-  it('keeps the WAIT timeout below a request timeout cut short by a small TTL', async () => {
+  it('leaves room in a request timeout cut short by a small TTL for the round trip and a server tick', async () => {
     const node = fakeNode('a:1', 1);
-    const lock = await new FakeLocker([node], { ...sync, driftMs: 0, driftFactor: 0 }).tryAcquire('r', 20);
-    expect(node.log[1]).toBe('wait 1 19');
+    const options = { syncReplicas: { replicas: 1, timeoutMs: 100, serverTickMs: 10 }, nodeTimeoutMs: 20, driftMs: 0, driftFactor: 0 };
+    // The request has min(20 + 100 + 10, TTL 80) = 80 ms: 80 - 20 - 10 are left for WAIT.
+    const lock = await new FakeLocker([node], options).tryAcquire('r', 80);
+    expect(node.log[1]).toBe('wait 1 50');
     await lock?.release();
+  });
+
+  it('gives a synced request the node timeout plus the WAIT timeout plus a server tick', () => {
+    const sync = resolveLockerOptions({ syncReplicas: { replicas: 1 } }).syncReplicas!;
+    // The defaults, on a server with hz 10: 50 + 25 + 100.
+    expect(syncedTimeoutMs(50, sync)).toBe(175);
+    expect(waitTimeoutMs(175, 50, sync)).toBe(25);
+    expect(waitTimeoutMs(60, 50, sync)).toBe(1);
   });
 
   it('sends no WAIT when off', async () => {
@@ -159,16 +172,18 @@ describe('syncReplicas', () => {
   it('validates its fields, each by name', () => {
     expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 0 } }))).toBe('options.syncReplicas.replicas');
     expect(argumentOf(() => resolveLockerOptions({ syncReplicas: {} }))).toBe('options.syncReplicas.replicas');
-    expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, timeoutMs: 50 } }))).toBe('options.syncReplicas.timeoutMs');
+    expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, timeoutMs: 2.5 } }))).toBe('options.syncReplicas.timeoutMs');
+    expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, serverTickMs: 1 } }))).toBe('options.syncReplicas.serverTickMs');
+    expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, serverTickMs: 1001 } }))).toBe('options.syncReplicas.serverTickMs');
     expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, timeoutMs: 0 } }))).toBe('options.syncReplicas.timeoutMs');
     expect(argumentOf(() => resolveLockerOptions({ syncReplicas: { replicas: 1, wait: 5 } }))).toBe('options.syncReplicas.wait');
     expect(argumentOf(() => resolveLockerOptions({ syncReplicas: 1 }))).toBe('options.syncReplicas');
-    expect(argumentOf(() => resolveLockerOptions({ nodeTimeoutMs: 1, syncReplicas: { replicas: 1 } }))).toBe('options.syncReplicas');
   });
 
   it('defaults the WAIT timeout to half the node timeout', () => {
-    expect(resolveLockerOptions({ syncReplicas: { replicas: 2 } }).syncReplicas).toEqual({ replicas: 2, timeoutMs: 25 });
-    expect(resolveLockerOptions({ nodeTimeoutMs: 9, syncReplicas: { replicas: 1 } }).syncReplicas).toEqual({ replicas: 1, timeoutMs: 4 });
+    expect(resolveLockerOptions({ syncReplicas: { replicas: 2 } }).syncReplicas).toEqual({ replicas: 2, timeoutMs: 25, serverTickMs: 100 });
+    expect(resolveLockerOptions({ nodeTimeoutMs: 9, syncReplicas: { replicas: 1 } }).syncReplicas).toEqual({ replicas: 1, timeoutMs: 4, serverTickMs: 100 });
+    expect(resolveLockerOptions({ nodeTimeoutMs: 1, syncReplicas: { replicas: 1 } }).syncReplicas).toEqual({ replicas: 1, timeoutMs: 1, serverTickMs: 100 });
     expect(resolveLockerOptions({}).syncReplicas).toBeUndefined();
   });
 });

@@ -1,0 +1,59 @@
+/** How often a release that must follow a late write is tried, and how far apart. */
+const RELEASE_TRIES = 5;
+const RELEASE_RETRY_MS = 200;
+
+interface Unsettled {
+  /** Writes of the lock's value whose outcome was given up on and that have not settled. */
+  pending: number;
+  /** Set once the lock is released: sends the release again. */
+  release: (() => Promise<unknown>) | undefined;
+}
+
+/**
+ * A request whose outcome was given up on (a timeout) may still run: later on
+ * the same connection, or after a reconnect, when ioredis resends the
+ * commands that had no answer (after a Sentinel failover, on the new
+ * master). A release sent meanwhile may not follow it: ioredis resends the
+ * unanswered commands of the old connection first, and a release still in
+ * its offline queue may be dropped after `maxRetriesPerRequest` reconnects
+ * while the write is kept. So the release of a lock with such a write is
+ * sent again once the write's own promise settles: it has then run, or will
+ * never run, and a release sent now runs after it.
+ */
+export class LateWrites {
+  readonly #byValue = new Map<string, Unsettled>();
+
+  /** `write` of the lock `value` was given up on while it may still run. */
+  track(value: string, write: Promise<unknown>): void {
+    let entry = this.#byValue.get(value);
+    if (!entry) {
+      entry = { pending: 0, release: undefined };
+      this.#byValue.set(value, entry);
+    }
+    const unsettled = entry;
+    unsettled.pending++;
+    const settled = (): void => {
+      if (--unsettled.pending === 0 && this.#byValue.get(value) === unsettled) this.#byValue.delete(value);
+      if (unsettled.release) releaseWithRetries(unsettled.release, RELEASE_TRIES);
+    };
+    write.then(settled, settled);
+  }
+
+  /** The lock `value` is being released by `send`: sent again after each of its late writes, if it has any. */
+  releaseAfter(value: string, send: () => Promise<unknown>): void {
+    const entry = this.#byValue.get(value);
+    if (entry) entry.release = send;
+  }
+
+  /** How many locks have a late write outstanding (for tests). */
+  get size(): number {
+    return this.#byValue.size;
+  }
+}
+
+function releaseWithRetries(send: () => Promise<unknown>, tries: number): void {
+  send().catch(() => {
+    if (tries <= 1) return;
+    setTimeout(() => releaseWithRetries(send, tries - 1), RELEASE_RETRY_MS).unref();
+  });
+}
