@@ -1,0 +1,116 @@
+/**
+ * syncReplicas with the default options against Sentinel groups whose
+ * servers keep Redis's default `hz 10`: WAIT's timeout is then noticed on the
+ * server's 100 ms cron tick, and a WAIT blocks the connection it runs on.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCode, QuorumUnreachableError, RedisLock, type ReplicaSyncError } from '../../src/index.js';
+import { SentinelGroup } from '../support/SentinelGroup.js';
+
+let group: SentinelGroup | undefined;
+
+afterEach(async () => {
+  await group?.stop();
+  group = undefined;
+});
+
+/** A master whose one replica gets nothing more from it: every WAIT runs to its timeout. */
+async function groupWithSilentReplica(): Promise<SentinelGroup> {
+  group = await SentinelGroup.start({ replicas: 1, proxiedReplication: true });
+  expect(await group.command(group.master, 'CONFIG', 'GET', 'hz')).toEqual(['hz', '10']);
+  group.replicationLink(1)?.blackhole();
+  return group;
+}
+
+/** The ids of the master's clients blocked in a command (WAIT here), from CLIENT LIST. */
+async function blockedClients(group: SentinelGroup): Promise<string[]> {
+  const list = (await group.command(group.master, 'CLIENT', 'LIST')) as string;
+  return list
+    .split('\n')
+    .filter((line) => / flags=\S*b/.test(line))
+    .map((line) => /id=(\d+)/.exec(line)?.[1] ?? '');
+}
+
+describe('syncReplicas with default options on hz 10', () => {
+  it('reports a replica that does not acknowledge as REPLICA_SYNC in 50 of 50 attempts, each within its bound', async () => {
+    const group = await groupWithSilentReplica();
+    const locker = new RedisLock(group.client(), { syncReplicas: { replicas: 1 } });
+    // A synced write has nodeTimeoutMs + timeoutMs + serverTickMs = 50 + 25 + 100 = 175 ms; the
+    // undo of the failed attempt one node timeout more (50 ms): 225 ms. 150 ms more for a busy
+    // 2-core machine's event loop (stalls of 50-100 ms were seen here in full-suite runs).
+    const boundMs = 175 + 50 + 150;
+    const codes: string[] = [];
+    const waited: number[] = [];
+    let slowest = 0;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const started = performance.now();
+      const error = await locker.tryAcquire(`orders:${attempt}`, 10_000).catch((e: unknown) => e);
+      slowest = Math.max(slowest, performance.now() - started);
+      const cause = error instanceof QuorumUnreachableError ? error.outcomes[0]?.error : error;
+      codes.push((cause as { code?: string } | undefined)?.code ?? String(cause));
+      if (cause && (cause as ReplicaSyncError).waitedMs !== undefined) waited.push((cause as ReplicaSyncError).waitedMs as number);
+    }
+    expect(codes.filter((code) => code === ErrorCode.REPLICA_SYNC)).toHaveLength(50);
+    // WAIT 1 25 answers on the tick after its 25 ms: never before them.
+    expect(Math.min(...waited)).toBeGreaterThanOrEqual(25);
+    expect(slowest).toBeLessThan(boundMs);
+  }, 60_000);
+
+  it('keeps WAIT off the user\'s connection: unsynced locks on the same client go on while synced ones wait', async () => {
+    const group = await groupWithSilentReplica();
+    const client = group.client();
+    await client.ping();
+    const userConnection = String(await client.client('ID'));
+    const synced = new RedisLock(client, { syncReplicas: { replicas: 1 } });
+    const plain = new RedisLock(client);
+    const until = performance.now() + 2000;
+    let syncedFailures = 0;
+    let plainCycles = 0;
+    const plainFailures: unknown[] = [];
+    const blockedSeen = new Set<string>();
+    const syncedLoop = async (): Promise<void> => {
+      for (let i = 0; performance.now() < until; i++) {
+        await synced.tryAcquire(`synced:${i}`, 10_000).catch(() => syncedFailures++);
+        await sleep(50);
+      }
+    };
+    const plainLoop = async (): Promise<void> => {
+      for (let i = 0; performance.now() < until; i++) {
+        try {
+          await (await plain.acquire(`plain:${i % 4}`, 10_000, { acquireTimeoutMs: 0 })).release();
+          plainCycles++;
+        } catch (error) {
+          plainFailures.push(error);
+        }
+      }
+    };
+    const watch = async (): Promise<void> => {
+      while (performance.now() < until) {
+        for (const id of await blockedClients(group)) blockedSeen.add(id);
+        await sleep(20);
+      }
+    };
+    await Promise.all([syncedLoop(), plainLoop(), watch()]);
+    expect(syncedFailures).toBeGreaterThan(0);
+    expect(blockedSeen.size).toBeGreaterThan(0);
+    expect(blockedSeen.has(userConnection)).toBe(false);
+    // Before, with WAIT on this connection, the plain loop failed 18 times in 3 s.
+    expect(plainFailures).toEqual([]);
+    expect(plainCycles).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('gives a synced lock that starts while another\'s WAIT is out a WAIT of its own, not a place behind it', async () => {
+    const group = await groupWithSilentReplica();
+    const client = group.client();
+    const locker = new RedisLock(client, { nodeTimeoutMs: 1000, syncReplicas: { replicas: 1, timeoutMs: 2000 } });
+    const first = locker.tryAcquire('a', 10_000).catch((e: unknown) => e);
+    await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(1);
+    const second = locker.tryAcquire('b', 10_000).catch((e: unknown) => e);
+    await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(2);
+    for (const error of await Promise.all([first, second])) {
+      expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC });
+    }
+  }, 60_000);
+});
