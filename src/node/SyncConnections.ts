@@ -143,11 +143,20 @@ export class SyncConnections {
         (error: unknown) => ({ error }),
       ),
     );
-    const acknowledged = client.wait(batch.replicas, batch.timeoutMs);
+    // A failed WAIT (on a demoted master, say) still waits for the writes: a
+    // write's outcome is not given before the write itself has answered, so
+    // that the release of its lock can follow it (LateWrites).
+    const acknowledged = client.wait(batch.replicas, batch.timeoutMs).then(
+      (count) => ({ count }),
+      (error: unknown) => ({ error }),
+    );
     Promise.all([Promise.all(writes), acknowledged])
-      .then(([replies, count]) =>
-        scriptResends() === resendsBefore ? { replies, count } : client.wait(batch.replicas, batch.timeoutMs).then((again) => ({ replies, count: again })),
-      )
+      .then(([replies, waited]) => {
+        if ('error' in waited) throw waited.error;
+        return scriptResends() === resendsBefore
+          ? { replies, count: waited.count }
+          : client.wait(batch.replicas, batch.timeoutMs).then((again) => ({ replies, count: again }));
+      })
       .then(
         ({ replies, count }) => {
           const stream = client.stream;

@@ -102,7 +102,8 @@ describe('a write that timed out and runs after a failover', () => {
     await watch.stop();
     // The client resent the extend on the promoted replica: it held the key for 30 s there.
     expect(watch.firstLateAt).toBeDefined();
-    expect(await group.command(replica, 'GET', 'orders:1')).toBeNull();
+    const times = { validUntil: lock.validUntil, firstLateAt: watch.firstLateAt, lastSeenAt: watch.lastSeenAt, now: performance.now() };
+    expect(await group.command(replica, 'PTTL', 'orders:1'), JSON.stringify(times)).toBeLessThan(0);
     expect((watch.lastSeenAt ?? 0) - Math.max(lock.validUntil, watch.firstLateAt ?? 0)).toBeLessThan(BOUND_MS);
   }, 90_000);
 
