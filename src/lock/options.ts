@@ -41,8 +41,9 @@ export interface ReplicaSyncOptions {
   readonly replicas: number;
   /**
    * How long WAIT may wait for them. A synced request has `nodeTimeoutMs +
-   * timeoutMs + serverTickMs` to answer, so that a WAIT the server notices
-   * late is still reported as a short sync (REPLICA_SYNC), not a silent node.
+   * timeoutMs + 2 × serverTickMs` to answer, so that a WAIT the server
+   * notices late is still reported as a short sync (REPLICA_SYNC), not a
+   * silent node.
    * @default half of nodeTimeoutMs, rounded down (25 ms)
    */
   readonly timeoutMs?: number;

@@ -17,22 +17,25 @@ export interface ReplicaSync {
 
 /**
  * How long a synced request (the write, then its WAIT) has to answer: the
- * node timeout for the round trip, plus WAIT's own timeout, plus one server
- * tick by which the server may notice it late. A WAIT that answers within
- * that is a short sync (REPLICA_SYNC), never a silent node.
+ * node timeout for the round trip, plus WAIT's own timeout, plus a server
+ * tick by which the server may notice it late, plus one more tick for a
+ * server whose cron runs late on a loaded host (with one tick, 1 to 2 of 50
+ * attempts here ended in NODE_TIMEOUT while five test runs shared 2 cores).
+ * A WAIT that answers within that is a short sync (REPLICA_SYNC), never a
+ * silent node.
  */
 export function syncedTimeoutMs(nodeTimeoutMs: number, sync: ReplicaSync): number {
-  return nodeTimeoutMs + sync.timeoutMs + sync.serverTickMs;
+  return nodeTimeoutMs + sync.timeoutMs + 2 * sync.serverTickMs;
 }
 
 /**
  * WAIT's timeout for a synced request that has `requestTimeoutMs` (a TTL or
  * the validity left may cut it short of syncedTimeoutMs): what is left of it
- * once the round trip and a server tick are set aside. Never 0, which would
- * make WAIT block its connection for good.
+ * once the round trip and two server ticks are set aside. Never 0, which
+ * would make WAIT block its connection for good.
  */
 export function waitTimeoutMs(requestTimeoutMs: number, nodeTimeoutMs: number, sync: ReplicaSync): number {
-  return Math.max(1, Math.min(sync.timeoutMs, requestTimeoutMs - nodeTimeoutMs - sync.serverTickMs));
+  return Math.max(1, Math.min(sync.timeoutMs, requestTimeoutMs - nodeTimeoutMs - 2 * sync.serverTickMs));
 }
 
 /**

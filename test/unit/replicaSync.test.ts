@@ -141,20 +141,21 @@ describe('syncReplicas', () => {
     await lock?.release();
   });
 
-  it('leaves room in a request timeout cut short by a small TTL for the round trip and a server tick', async () => {
+  it('leaves room in a request timeout cut short by a small TTL for the round trip and two server ticks', async () => {
     const node = fakeNode('a:1', 1);
     const options = { syncReplicas: { replicas: 1, timeoutMs: 100, serverTickMs: 10 }, nodeTimeoutMs: 20, driftMs: 0, driftFactor: 0 };
-    // The request has min(20 + 100 + 10, TTL 80) = 80 ms: 80 - 20 - 10 are left for WAIT.
+    // The request has min(20 + 100 + 2 × 10, TTL 80) = 80 ms: 80 - 20 - 2 × 10 are left for WAIT.
     const lock = await new FakeLocker([node], options).tryAcquire('r', 80);
-    expect(node.log[1]).toBe('wait 1 50');
+    expect(node.log[1]).toBe('wait 1 40');
     await lock?.release();
   });
 
-  it('gives a synced request the node timeout plus the WAIT timeout plus a server tick', () => {
+  it('gives a synced request the node timeout plus the WAIT timeout plus two server ticks', () => {
     const sync = resolveLockerOptions({ syncReplicas: { replicas: 1 } }).syncReplicas!;
-    // The defaults, on a server with hz 10: 50 + 25 + 100.
-    expect(syncedTimeoutMs(50, sync)).toBe(175);
-    expect(waitTimeoutMs(175, 50, sync)).toBe(25);
+    // The defaults, on a server with hz 10: 50 + 25 + 2 × 100.
+    expect(syncedTimeoutMs(50, sync)).toBe(275);
+    expect(waitTimeoutMs(275, 50, sync)).toBe(25);
+    expect(waitTimeoutMs(260, 50, sync)).toBe(10);
     expect(waitTimeoutMs(60, 50, sync)).toBe(1);
   });
 
