@@ -3,6 +3,7 @@ import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockErro
 import type { Claim } from './claim.js';
 import type { Grant, LockOperations, ReleaseResult } from './grant.js';
 import type { LockedRoutine } from './Locker.js';
+import { releaseAtEnd } from './releaseAtEnd.js';
 import { runHolding } from './reentry/HoldContext.js';
 import { assertTtl } from './validate.js';
 
@@ -200,7 +201,7 @@ export class Lock {
       clearTimeout(this.#expiryTimer);
       if (reason !== RELEASED && !this.#release) {
         this.#claim?.send();
-        this.#release = this.#ops.release(this.resources, this.value, this.#contended);
+        this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended);
       }
       if (reason !== RELEASED && !(reason instanceof LockReleasedError)) {
         publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { resolveLockerOptions } from '../../src/lock/options.js';
+import { LockNode } from '../../src/node/LockNode.js';
+import type { NodeBackend } from '../../src/node/NodeBackend.js';
+import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
+
+/** A node whose extends answer only when the test says, and whose releases fail `failingReleases` times. */
+function slowNode() {
+  const log: string[] = [];
+  const pendingExtends: ((ok: boolean) => void)[] = [];
+  const node = {
+    failingReleases: 0,
+    log,
+    answerExtends: (): void => {
+      for (const answer of pendingExtends.splice(0)) answer(true);
+    },
+    backend: {
+      name: 'slow:1',
+      acquire: () => {
+        log.push('acquire');
+        return Promise.resolve(true);
+      },
+      extend: () => {
+        log.push('extend');
+        return new Promise<boolean>((resolve) => pendingExtends.push(resolve));
+      },
+      release: () => {
+        log.push('release');
+        if (node.failingReleases > 0) {
+          node.failingReleases--;
+          return Promise.reject(new Error('READONLY You can\'t write against a read only replica.'));
+        }
+        return Promise.resolve(1);
+      },
+    } satisfies NodeBackend,
+  };
+  return node;
+}
+
+class FakeLocker extends QuorumCoordinator {
+  constructor(backends: readonly NodeBackend[]) {
+    const settings = resolveLockerOptions({ wakeUp: false, reentrant: false, nodeTimeoutMs: 20, driftMs: 0, driftFactor: 0 });
+    super(
+      backends.map((backend) => new LockNode(backend, settings.clock)),
+      settings,
+    );
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('late writes', () => {
+  it('sends the release of a lock again once an extend it gave up on has answered', async () => {
+    const node = slowNode();
+    const lock = await new FakeLocker([node.backend]).tryAcquire('r', 10_000);
+    await expect(lock?.extend(30_000)).rejects.toMatchObject({ code: 'QUORUMLOCK_QUORUM_UNREACHABLE' });
+    await lock?.release();
+    expect(node.log).toEqual(['acquire', 'extend', 'release']);
+    // The extend lands after the release: the release follows it.
+    node.answerExtends();
+    await expect.poll(() => node.log).toEqual(['acquire', 'extend', 'release', 'release']);
+  });
+
+  it('releases a lock that expires unreleased after an extend it gave up on, and tries again while the node refuses', async () => {
+    const node = slowNode();
+    const lock = await new FakeLocker([node.backend]).tryAcquire('r', 300);
+    await expect(lock?.extend(30_000)).rejects.toMatchObject({ code: 'QUORUMLOCK_QUORUM_UNREACHABLE' });
+    node.answerExtends();
+    node.failingReleases = 2;
+    // Nobody reads the signal or releases: the lock's end is watched because of the failed extend.
+    await sleep(350);
+    expect(lock?.ended).toBe(true);
+    // Two refused, the third deleted the key (tries 200 ms apart).
+    await expect.poll(() => node.log.filter((entry) => entry === 'release').length, { timeout: 2000 }).toBe(3);
+  });
+
+  it('releases a lock whose signal is watched when it expires unreleased', async () => {
+    const node = slowNode();
+    const lock = await new FakeLocker([node.backend]).tryAcquire('r', 100);
+    void lock?.signal;
+    await sleep(150);
+    expect(lock?.ended).toBe(true);
+    // Its keys are gone when the holder's validity is, not at their TTL.
+    expect(node.log).toEqual(['acquire', 'release']);
+  });
+});
