@@ -129,6 +129,12 @@ async function mixedOnOneClient(plain: Locker, synced: Locker, keyPrefix: string
   };
 }
 
+/** Until the replica has every write so far: WAIT covers its own connection's writes, so it writes first. */
+async function caughtUp(admin: Redis): Promise<void> {
+  await admin.set('qlbench-sync:caught-up', String(now()));
+  if ((await admin.wait(1, 10_000)) < 1) throw new Error('the replica did not catch up within 10 s');
+}
+
 function mergeCounts(rounds: readonly Record<string, number>[]): string {
   const total: Record<string, number> = {};
   for (const round of rounds) for (const [code, count] of Object.entries(round)) total[code] = (total[code] ?? 0) + count;
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
       return made;
     };
     const admin = client();
-    await admin.wait(1, 10_000);
+    await caughtUp(admin);
     const lockers = builds.flatMap((build) =>
       [false, true].map((sync) => ({
         build,
@@ -195,7 +201,7 @@ async function main(): Promise<void> {
           } finally {
             if (down) {
               await replica.resume();
-              await admin.wait(1, 10_000);
+              await caughtUp(admin);
             }
           }
         }
