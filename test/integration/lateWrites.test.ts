@@ -42,6 +42,8 @@ interface KeyWatch {
   firstLateAt: number | undefined;
   /** When the key was last seen at all. */
   lastSeenAt: number | undefined;
+  /** [time, PTTL] where the key appeared, vanished or got a longer TTL, to explain a failure. */
+  readonly changes: [number, number][];
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ function watchKey(group: SentinelGroup, server: RedisServer, key: string, longer
   const watch: KeyWatch = {
     firstLateAt: undefined,
     lastSeenAt: undefined,
+    changes: [],
     stop: async () => {
       running = false;
       await loop;
@@ -60,6 +63,9 @@ function watchKey(group: SentinelGroup, server: RedisServer, key: string, longer
     while (running) {
       const pttl = (await group.command(server, 'PTTL', key).catch(() => -3)) as number;
       const at = performance.now();
+      const last = watch.changes.at(-1);
+      if (last === undefined || (last[1] > 0) !== (pttl > 0) || pttl > last[1] + 100) watch.changes.push([Math.round(at), pttl]);
+      else if (pttl > 0) last[1] = pttl;
       if (pttl > 0) watch.lastSeenAt = at;
       if (pttl > longerThanMs && watch.firstLateAt === undefined) watch.firstLateAt = at;
       await sleep(20);
@@ -105,7 +111,15 @@ describe('a write that timed out and runs after a failover', () => {
     const pttl = await group.command(replica, 'PTTL', 'orders:1');
     // The release the lock's end sent (release() returns it), to explain a failure.
     const released = await (await lock.release()).settled;
-    const times = { validUntil: lock.validUntil, firstLateAt: watch.firstLateAt, lastSeenAt: watch.lastSeenAt, now: performance.now(), released };
+    const servers = await Promise.all(
+      (group as SentinelGroup).servers.map(async (server) => ({
+        port: server.port,
+        role: ((await (group as SentinelGroup).command(server, 'ROLE').catch(() => ['?'])) as unknown[])[0],
+        pttl: await (group as SentinelGroup).command(server, 'PTTL', 'orders:1').catch(() => '?'),
+      })),
+    );
+    const sentinels = await Promise.all((group as SentinelGroup).sentinels.map((sentinel) => (group as SentinelGroup).sentinelMaster(sentinel)));
+    const times = { validUntil: lock.validUntil, firstLateAt: watch.firstLateAt, lastSeenAt: watch.lastSeenAt, now: performance.now(), released, servers, sentinels, failovers: (group as SentinelGroup).failovers, changes: watch.changes };
     expect(pttl, JSON.stringify(times)).toBeLessThan(0);
     expect((watch.lastSeenAt ?? 0) - Math.max(lock.validUntil, watch.firstLateAt ?? 0)).toBeLessThan(BOUND_MS);
   }, 90_000);
