@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
-import { ValidityExhaustedError } from '../lock/errors.js';
-import { sleep } from '../lock/sleep.js';
+import { ValidityExhaustedError } from '../shared/errors.js';
+import { sleep } from '../shared/sleep.js';
 import type { HandedReservation } from './handoffGrant.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
