@@ -1,4 +1,5 @@
-import type { LockOperations, ReleaseResult } from './grant.js';
+import type { ReleaseResult } from '../shared/grant.js';
+import type { LockOperations } from './LockOperations.js';
 
 /** How often the release of a lock that ended unreleased is tried, and how far apart. */
 const TRIES = 5;
