@@ -33,6 +33,11 @@ export class Lock {
   readonly #contended: boolean;
   /** A handed-off lock's claim of its full TTL while it is out (see Grant.claim). */
   #claim: Claim | undefined;
+  /**
+   * A write of this lock was given up on (a timeout) or fell short (a
+   * replica sync): it may still land, or keep the keys past our validity.
+   */
+  #mayOutliveValidity = false;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -45,7 +50,10 @@ export class Lock {
     this.fencingTokens = grant.fencingTokens;
     if (grant.claim) this.#followClaim(grant.claim);
     // A node that timed out may still take the keys later: the end is watched, to release them then.
-    if (grant.outcomes.some((outcome) => outcome.status === 'timeout')) this.#scheduleExpiry();
+    if (grant.outcomes.some((outcome) => outcome.status === 'timeout')) {
+      this.#mayOutliveValidity = true;
+      this.#scheduleExpiry();
+    }
   }
 
   /** @internal The claim of the full TTL, while it is out (see Grant.claim). */
@@ -137,6 +145,7 @@ export class Lock {
     try {
       grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
     } catch (error) {
+      if (mayHaveLanded(error)) this.#mayOutliveValidity = true;
       if (error instanceof LockLostError) {
         this.#end(error);
       } else {
@@ -145,7 +154,7 @@ export class Lock {
         this.#validUntil = Math.min(this.#validUntil, this.#ops.validUntilAfterExtend(ttlMs, startedAt));
         // The extend may still land (a timeout) or have landed (a short sync):
         // the end is watched even if nobody reads the signal, to release then.
-        this.#scheduleExpiry();
+        if (this.#controller || this.#mayOutliveValidity) this.#scheduleExpiry();
       }
       throw error;
     }
@@ -191,16 +200,17 @@ export class Lock {
   }
 
   /**
-   * A lock that ends unreleased (lost or expired) is released all the same:
-   * an extend or acquire given up on may still run, late, even on a
-   * promoted replica after a failover, and keep the keys alive past the
-   * validity the holder was told; the release follows it (see LateWrites).
+   * A lock that ends unreleased (lost or expired) after a write of it was
+   * given up on or fell short is released all the same: that write may
+   * still run, late, even on a promoted replica after a failover, and keep
+   * the keys alive past the validity the holder was told; the release
+   * follows it (see LateWrites).
    */
   #end(reason: QuorumLockError | typeof RELEASED): void {
     if (!this.#ended) {
       this.#ended = reason;
       clearTimeout(this.#expiryTimer);
-      if (reason !== RELEASED && !this.#release) {
+      if (reason !== RELEASED && !this.#release && this.#mayOutliveValidity) {
         this.#claim?.send();
         this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended);
       }
@@ -229,4 +239,10 @@ export class Lock {
     }, Math.ceil(remaining));
     this.#expiryTimer.unref();
   }
+}
+
+/** Whether a failed extend may have written on some node, or still may: a timeout, an error (a short sync wrote), or no outcomes to tell. */
+function mayHaveLanded(error: unknown): boolean {
+  const outcomes = (error as { outcomes?: readonly { status: string }[] }).outcomes;
+  return outcomes === undefined || outcomes.some((outcome) => outcome.status === 'timeout' || outcome.status === 'error');
 }

@@ -45,6 +45,17 @@ export class LateWrites {
     if (entry) entry.release = send;
   }
 
+  /**
+   * A new write of `value` goes out: the lock, or the next attempt of the same
+   * acquire (its attempts share one value), holds the keys again, so an
+   * earlier release must not be sent again after them; its own release
+   * will be, if it needs one.
+   */
+  rewrite(value: string): void {
+    const entry = this.#byValue.get(value);
+    if (entry) entry.release = undefined;
+  }
+
   /** How many locks have a late write outstanding (for tests). */
   get size(): number {
     return this.#byValue.size;

@@ -47,8 +47,10 @@ export interface NodeRequest<T, O extends NodeOutcome> {
   readonly awaitsConnection?: true;
   /** The lock value whose keys this request may write (acquire, extend, fence): see LateWrites. */
   readonly writes?: string;
-  /** The lock value whose keys this request releases: sent again after the lock's late writes. */
+  /** The lock value whose keys this request releases: `afterLateWrite` is sent after the lock's late writes. */
   readonly releases?: string;
+  /** A plain release of the same keys (no rejoin of a wait line): what follows a late write. */
+  readonly afterLateWrite?: (backend: NodeBackend) => Promise<unknown>;
   send(backend: NodeBackend): Promise<T>;
   interpret(reply: T): NodeStatus;
   describe(node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined): O;
@@ -142,14 +144,26 @@ function releaseOutcome(node: string, status: NodeStatus, ms: number, count: num
   return error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 };
 }
 
-/** `announce`, `rejoin`: see NodeBackend.release. */
+/**
+ * `announce`, `rejoin`: see NodeBackend.release. `final`: the lock's own
+ * release (by its holder, or at its end), which is sent again after the
+ * lock's late writes; never the undo of one attempt, whose value the next
+ * attempt of the same acquire takes again (a wait line may even hand it the
+ * keys without a write of ours).
+ */
 export function releaseRequest(
   keys: readonly string[],
   value: string,
   announce: Announce = 'marked',
   rejoin?: Rejoin,
+  final = false,
 ): NodeRequest<number, ReleaseOutcome> {
-  return { releases: value, send: (backend) => backend.release(keys, value, announce, rejoin), interpret: releaseStatus, describe: releaseOutcome };
+  return {
+    ...(final ? { releases: value, afterLateWrite: (backend: NodeBackend) => backend.release(keys, value) } : {}),
+    send: (backend) => backend.release(keys, value, announce, rejoin),
+    interpret: releaseStatus,
+    describe: releaseOutcome,
+  };
 }
 
 /**
@@ -259,9 +273,12 @@ export class LockNode {
       untrack();
       deliver(request.describe(this.name, status, clock.now() - deadline.sentAt, reply, error));
     };
-    if (request.releases !== undefined && this.#lateWrites.size > 0) {
-      const resend = (): Promise<T> => request.send(this.backend);
-      this.#lateWrites.releaseAfter(request.releases, resend);
+    if (this.#lateWrites.size > 0) {
+      if (request.writes !== undefined) this.#lateWrites.rewrite(request.writes);
+      const afterLateWrite = request.afterLateWrite;
+      if (request.releases !== undefined && afterLateWrite !== undefined) {
+        this.#lateWrites.releaseAfter(request.releases, () => afterLateWrite(this.backend));
+      }
     }
     const untrack = deadline.track(() => {
       finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs));

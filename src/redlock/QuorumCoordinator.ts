@@ -259,7 +259,7 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
     const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
+    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce, undefined, true), deadline);
     return new DecidedRelease(nodes, result);
   }
 
