@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
 import type { Clock } from '../clock/Clock.js';
 import { fullJitterDelay } from './backoff.js';
-import { AbortedError, ErrorCode, isQuorumLockError } from './errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError } from '../shared/errors.js';
 import type { ResolvedAcquire } from './options.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../shared/sleep.js';
 
 const RETRYABLE: ReadonlySet<string> = new Set([
   ErrorCode.LOCK_HELD,

@@ -6,9 +6,9 @@ import {
   LockLostError,
   QuorumUnreachableError,
   ValidityExhaustedError,
-} from '../lock/errors.js';
-import type { Grant, ReleaseResult, SettledRelease } from '../lock/grant.js';
-import { deferClaim } from '../lock/claim.js';
+} from '../shared/errors.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import { deferClaim } from '../shared/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
@@ -30,7 +30,7 @@ import {
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
-import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { countStatus, type NodeOutcome } from '../shared/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';

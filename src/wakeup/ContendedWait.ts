@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
-import { sleep } from '../lock/sleep.js';
+import { sleep } from '../shared/sleep.js';
 import type { HandedReservation } from './handoffGrant.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
