@@ -324,7 +324,7 @@ export abstract class LockManager implements Locker {
    * fewer before the caller has its lock.
    */
   #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Lock | Promise<never> {
-    const lock = new Lock(this.#ops, keys, value, grant);
+    const lock = new Lock(this.#ops, grant.keys ?? keys, value, grant);
     if (!signal?.aborted) return lock;
     return lock.release().then(() => {
       throw new AbortedError(signal.reason);

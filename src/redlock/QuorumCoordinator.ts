@@ -44,8 +44,22 @@ import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
 /**
+ * The node requests of a primitive other than the mutex (a semaphore's):
+ * how it takes and extends its keys on one node. The vote, validity, undo,
+ * release on every node and the errors stay the engine's, so every primitive
+ * keeps the Redlock rules. Release needs nothing of its own: a primitive's
+ * keys hold its holder's value, and the mutex's compare-and-delete leaves
+ * any other key alone.
+ */
+export interface PrimitiveRequests {
+  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+}
+
+/**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
- * lock, so RedisLock and Redlock share every line of it.
+ * lock, so RedisLock and Redlock share every line of it; other primitives
+ * bring their own node requests (PrimitiveRequests) and share the rest.
  */
 export class QuorumCoordinator extends LockManager {
   /** The nodes, in the order given. */
@@ -59,10 +73,13 @@ export class QuorumCoordinator extends LockManager {
   readonly #deadlines: DeadlineQueue;
   /** The nodes whose keys need checking (cluster clients): usually none. */
   readonly #keyCheckers: readonly NodeBackend[];
+  /** Undefined for the mutex, whose requests also serve its wait lines and fencing. */
+  readonly #requests: PrimitiveRequests | undefined;
 
-  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
+  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests?: PrimitiveRequests) {
     super(settings);
     this.nodes = nodes;
+    this.#requests = requests;
     this.quorum = quorumFor(nodes.length);
     this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
     this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
@@ -126,11 +143,13 @@ export class QuorumCoordinator extends LockManager {
     const attempt = position?.startAttempt(startedAt);
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
-      position
-        ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
-        : fencing
-          ? acquireFencedRequest(keys, value, ttlMs)
-          : acquireRequest(keys, value, ttlMs),
+      this.#requests
+        ? this.#requests.acquire(keys, value, ttlMs)
+        : position
+          ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
+          : fencing
+            ? acquireFencedRequest(keys, value, ttlMs)
+            : acquireRequest(keys, value, ttlMs),
       timeoutMs,
     );
     const result = await vote(this.nodes, this.quorum, request, deadline);
@@ -208,7 +227,8 @@ export class QuorumCoordinator extends LockManager {
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
+    const request = this.#requests ? this.#requests.extend(keys, value, ttlMs) : extendRequest(keys, value, ttlMs);
+    const result = await vote(this.nodes, this.quorum, this.#synced(request, timeoutMs), deadline);
     if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   InvalidArgumentError,
   isQuorumLockError,
+  LimitMismatchError,
   LockExpiredError,
   LockHeldError,
   LockLostError,
@@ -31,6 +32,7 @@ const samples: readonly QuorumLockError[] = [
   new AbortedError('stop'),
   new NodeTimeoutError('a:1', 50),
   new ReplicaSyncError('a:1', 0, 1, 25),
+  new LimitMismatchError('r', 2, 3, 'a:1'),
 ];
 
 describe('isQuorumLockError', () => {
