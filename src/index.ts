@@ -8,6 +8,13 @@ export {
   type SemaphoreOptions,
   type SemaphoreTryAcquireOptions,
 } from './semaphore/index.js';
+export {
+  RedisReadWriteLock,
+  RedlockReadWriteLock,
+  type ReadWriteLock,
+  type ReadWriteLockOptions,
+  type ReadWriteSide,
+} from './rwlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
 export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './shared/grant.js';
@@ -39,6 +46,7 @@ export {
   type QuorumLockErrorFor,
   QuorumUnreachableError,
   ReplicaSyncError,
+  UpgradeRefusedError,
   ValidityExhaustedError,
 } from './shared/errors.js';
 export type { NodeOutcome, NodeStatus } from './shared/outcome.js';

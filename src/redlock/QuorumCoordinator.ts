@@ -47,13 +47,17 @@ import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
  * The node requests of a primitive other than the mutex (a semaphore's):
  * how it takes and extends its keys on one node. The vote, validity, undo,
  * release on every node and the errors stay the engine's, so every primitive
- * keeps the Redlock rules. Release needs nothing of its own: a primitive's
- * keys hold its holder's value, and the mutex's compare-and-delete leaves
- * any other key alone.
+ * keeps the Redlock rules.
  */
 export interface PrimitiveRequests {
   acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  /**
+   * Release, and the undo of a failed attempt. Absent: the mutex's
+   * compare-and-delete of every key that holds the value, which leaves any
+   * other key alone (a semaphore's limit record).
+   */
+  release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
 }
 
 /**
@@ -267,8 +271,9 @@ export class QuorumCoordinator extends LockManager {
   protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
-    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
+    const own = this.#requests?.release?.(keys, value);
+    const request = own ?? releaseRequest(keys, value, this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain');
+    const result = await vote(this.nodes, this.quorum, request, deadline);
     return new DecidedRelease(nodes, result);
   }
 
@@ -289,7 +294,7 @@ export class QuorumCoordinator extends LockManager {
   ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
-    const undo = releaseRequest(keys, value, 'none', rejoin);
+    const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'none', rejoin);
     await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
   }
 

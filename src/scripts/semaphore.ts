@@ -1,4 +1,4 @@
-import { isOne, LuaScript } from './LuaScript.js';
+import { LuaScript } from './LuaScript.js';
 import acquireSource from './semaphoreAcquire.lua';
 import extendSource from './semaphoreExtend.lua';
 
@@ -13,4 +13,3 @@ export function readSemaphoreAcquire(reply: unknown): SemaphoreAcquireReply {
   return code < 0 ? { taken: false, recordedLimit: -code } : { taken: code === 1 };
 }
 
-export { isOne as readSemaphoreExtend };

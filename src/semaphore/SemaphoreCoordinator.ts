@@ -33,13 +33,13 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
   }
 
   /** Waits per the retry policy until `permits` (default 1) of the resource's permits are ours. */
-  override acquire(resource: string, ttlMs: number, options?: SemaphoreAcquireOptions): Promise<Lock> {
+  override async acquire(resource: string, ttlMs: number, options?: SemaphoreAcquireOptions): Promise<Lock> {
     const { permits, rest } = takePermits(options, this.limit);
     return super.acquire(this.#asked(resource, permits), ttlMs, rest);
   }
 
   /** One attempt over the free slots; resolves to null when too few permits are free. */
-  override tryAcquire(resource: string, ttlMs: number, options?: SemaphoreTryAcquireOptions): Promise<Lock | null> {
+  override async tryAcquire(resource: string, ttlMs: number, options?: SemaphoreTryAcquireOptions): Promise<Lock | null> {
     const { permits, rest } = takePermits(options, this.limit);
     return super.tryAcquire(this.#asked(resource, permits), ttlMs, rest);
   }

@@ -18,6 +18,7 @@ export const ErrorCode = Object.freeze({
   NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
   REPLICA_SYNC: 'QUORUMLOCK_REPLICA_SYNC',
   LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
+  UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -283,6 +284,21 @@ export class LimitMismatchError extends QuorumLockError {
   }
 }
 
+/**
+ * A reader asked for the write lock of the resource it reads. Two readers
+ * doing so would each wait for the other to leave: refused at once instead.
+ */
+export class UpgradeRefusedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.UPGRADE_REFUSED;
+  readonly resource: string;
+
+  constructor(resource: string) {
+    super(ErrorCode.UPGRADE_REFUSED, `"${resource}": a reader cannot upgrade to the write lock; release the read lock, then acquire the write lock`);
+    this.name = 'UpgradeRefusedError';
+    this.resource = resource;
+  }
+}
+
 const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -316,6 +332,7 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.NODE_CONNECTION]: NodeConnectionError,
   [ErrorCode.REPLICA_SYNC]: ReplicaSyncError,
   [ErrorCode.LIMIT_MISMATCH]: LimitMismatchError,
+  [ErrorCode.UPGRADE_REFUSED]: UpgradeRefusedError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
 /** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */

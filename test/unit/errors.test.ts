@@ -13,6 +13,7 @@ import {
   QuorumLockError,
   QuorumUnreachableError,
   ReplicaSyncError,
+  UpgradeRefusedError,
   ValidityExhaustedError,
 } from '../../src/index.js';
 import type { NodeOutcome } from '../../src/shared/outcome.js';
@@ -33,6 +34,7 @@ const samples: readonly QuorumLockError[] = [
   new NodeTimeoutError('a:1', 50),
   new ReplicaSyncError('a:1', 0, 1, 25),
   new LimitMismatchError('r', 2, 3, 'a:1'),
+  new UpgradeRefusedError('r'),
 ];
 
 describe('isQuorumLockError', () => {
