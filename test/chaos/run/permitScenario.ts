@@ -22,7 +22,7 @@ export const PERMIT_LOCKER_OPTIONS = Object.freeze({
   acquireTimeoutMs: 1_500,
   retry: { baseDelayMs: 10, maxDelayMs: 100 },
 });
-const MAX_HOLD_MS = 20;
+const MAX_HOLD_MS = 5;
 
 /** What one attempt asks for: the locker to ask, and what the hold counts as. */
 export interface Take {
