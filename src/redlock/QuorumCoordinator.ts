@@ -50,7 +50,8 @@ import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
  * keeps the Redlock rules.
  */
 export interface PrimitiveRequests {
-  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  /** With fencing, a granting node's outcome carries its tokens. */
+  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, FencedOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
   /**
    * Release, and the undo of a failed attempt. Absent: the mutex's
@@ -58,6 +59,8 @@ export interface PrimitiveRequests {
    * other key alone (a semaphore's limit record).
    */
   release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
+  /** With fencing: writes the quorum's largest tokens back (default: the mutex's, on every key). */
+  fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<unknown, NodeOutcome>;
 }
 
 /**
@@ -173,7 +176,8 @@ export class QuorumCoordinator extends LockManager {
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
         const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
-        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs), fenceDeadline);
+        const fence = this.#requests?.fence?.(keys, value, tokens) ?? fenceRequest(keys, value, tokens);
+        const written = await vote(this.nodes, this.quorum, this.#synced(fence, timeoutMs), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));

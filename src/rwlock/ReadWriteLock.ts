@@ -19,8 +19,9 @@ export abstract class ReadWriteLock {
   readonly write: ReadWriteSide;
 
   protected constructor(nodes: readonly LockNode[], { settings, writerClaimMs }: ResolvedReadWriteOptions) {
-    this.read = new ReadWriteSide(nodes, settings, readRequests);
-    this.write = new ReadWriteSide(nodes, settings, writeRequests(writerClaimMs));
+    // Fencing tokens are the writer's: readers change nothing a token would guard.
+    this.read = new ReadWriteSide(nodes, { ...settings, fencing: false }, readRequests);
+    this.write = new ReadWriteSide(nodes, settings, writeRequests(writerClaimMs, settings.fencing));
     this.write.refuseHoldersOf(this.read);
   }
 

@@ -11,8 +11,12 @@ export interface ReadWriteLockOptions extends LockerOptions {
    * it above the retry policy's `maxDelayMs`. @default 1000
    */
   readonly writerClaimMs?: number;
-  /** Not offered yet: a writer's fencing tokens are future work. */
-  readonly fencing?: false;
+  /**
+   * Hand each writer a fencing token (`lock.fencingToken`), strictly
+   * increasing per resource across writers, as the mutex's. Readers get none.
+   * @default false
+   */
+  readonly fencing?: boolean;
   /** Not offered: waiters poll with the retry policy's backoff. */
   readonly wakeUp?: false;
 }
@@ -30,9 +34,7 @@ export function resolveReadWriteOptions(options: unknown): ResolvedReadWriteOpti
   }
   const { writerClaimMs = DEFAULT_WRITER_CLAIM_MS, ...locker } = (options ?? {}) as ReadWriteLockOptions;
   assertInteger(writerClaimMs, 'options.writerClaimMs', 1, MAX_TTL_MS);
-  for (const flag of ['fencing', 'wakeUp'] as const) {
-    if ((locker as LockerOptions)[flag] === true) throw new InvalidArgumentError(`options.${flag}`, 'a read-write lock does not offer it');
-  }
+  if ((locker as LockerOptions).wakeUp === true) throw new InvalidArgumentError('options.wakeUp', 'a read-write lock does not offer it');
   const settings = resolveLockerOptions(locker);
-  return { writerClaimMs, settings: { ...settings, fencing: false, wakeUp: false } };
+  return { writerClaimMs, settings: { ...settings, wakeUp: false } };
 }

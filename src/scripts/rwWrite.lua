@@ -5,19 +5,24 @@
 -- KEYS[1]  the writer's key
 -- KEYS[2]  the readers' sorted set (expired leases are pruned here)
 -- KEYS[3]  a waiting writer's claim
+-- KEYS[4]  with fencing: the writer key's token counter
 -- ARGV[1]  the writer's random value
 -- ARGV[2]  TTL in milliseconds
 -- ARGV[3]  the claim's lease in milliseconds
--- Returns 1 when the writer's key now holds the value (its claim is gone), or
--- 0 when it must wait (its claim is set or renewed, unless another writer's
--- claim is live).
+-- ARGV[4]  'fence' to hand out a fencing token; absent otherwise
+-- Returns 1 (with fencing {token}) when the writer's key now holds the value
+-- (its claim is gone): the counter is INCRemented and raised to at least the
+-- server time in microseconds, as acquire.lua does, so a node restarted empty
+-- still hands out larger tokens. Or 0 when it must wait (its claim is set or
+-- renewed, unless another writer's claim is live).
 -- (server_time comes from line.lua, put in front of this source.)
 redis.replicate_commands()
 local writer, readers, claim = KEYS[1], KEYS[2], KEYS[3]
 local value = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local claimMs = tonumber(ARGV[3])
-local now = server_time()
+local fencing = ARGV[4] == 'fence'
+local now, now_us = server_time()
 
 redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
 local claimant = redis.call('GET', claim)
@@ -32,4 +37,12 @@ redis.call('SET', writer, value, 'PX', ttl)
 if claimant then
   redis.call('DEL', claim)
 end
-return 1
+if not fencing then
+  return 1
+end
+local token = redis.call('INCR', KEYS[4])
+if token < now_us then
+  token = now_us
+  redis.call('SET', KEYS[4], string.format('%.0f', now_us))
+end
+return {token}

@@ -126,9 +126,23 @@ describe('RedisReadWriteLock on one node', () => {
     expect(await client.zcard(readersKey)).toBe(0);
   });
 
+  it('hands each writer a fencing token larger than every earlier writer’s, readers none', async () => {
+    const rw = new RedisReadWriteLock(client, { ...once, fencing: true });
+    const tokens: bigint[] = [];
+    for (let i = 0; i < 3; i++) {
+      const writer = await rw.write.acquire('fenced', 10_000);
+      tokens.push(writer.fencingToken!);
+      await writer.release();
+    }
+    expect(tokens[1]! > tokens[0]! && tokens[2]! > tokens[1]!).toBe(true);
+    const reader = await rw.read.acquire('fenced', 10_000);
+    expect(reader.fencingToken).toBeUndefined();
+    await reader.release();
+  });
+
   it('names bad arguments', async () => {
     expect(() => new RedisReadWriteLock(client, { writerClaimMs: 0 })).toThrow(/options.writerClaimMs/);
-    expect(() => new RedisReadWriteLock(client, { fencing: true as never })).toThrow(InvalidArgumentError);
+    expect(() => new RedisReadWriteLock(client, { wakeUp: true as never })).toThrow(InvalidArgumentError);
     await expect(new RedisReadWriteLock(client).read.acquire('', 1_000)).rejects.toThrow(/resource/);
   });
 });
@@ -161,6 +175,15 @@ describe('RedlockReadWriteLock on 5 nodes', () => {
     const writers = held.filter((a) => a.write).length;
     expect(writers === 0 || held.length === 1).toBe(true);
     for (const { lock } of held) expect((await (await lock.release()).settled).released).toBe(5);
+  });
+
+  it('writers’ fencing tokens increase across writers on a quorum', async () => {
+    const rw = new RedlockReadWriteLock(clients, { ...once, fencing: true });
+    const first = await rw.write.acquire('fenced', 10_000);
+    await (await first.release()).settled;
+    const second = await rw.write.acquire('fenced', 10_000);
+    expect(second.fencingToken! > first.fencingToken!).toBe(true);
+    await second.release();
   });
 
   it('acquires with 2 of 5 nodes killed; a reader holds out a writer on the surviving majority', async () => {

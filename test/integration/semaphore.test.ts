@@ -73,7 +73,9 @@ describe('RedisSemaphore on one node', () => {
     const slot = lock.resources[1]!;
     expect(await client.pttl(slot)).toBeGreaterThan(4_000);
     await lock.extend(20_000);
-    const [slotTtl, limitTtl] = await Promise.all([client.pttl(slot), client.pttl(limitKey('ttl'))]);
+    // One MULTI, so both are read at the same server instant.
+    const replies = (await client.multi().pttl(slot).pttl(limitKey('ttl')).exec()) ?? [];
+    const [slotTtl, limitTtl] = replies.map(([, ttl]) => Number(ttl)) as [number, number];
     expect(slotTtl).toBeGreaterThan(19_000);
     expect(limitTtl).toBeGreaterThanOrEqual(slotTtl);
     await lock.release();
@@ -117,8 +119,9 @@ describe('RedisSemaphore on one node', () => {
 
   it('using() holds a permit while the routine runs and extends it', async () => {
     const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
-    const seen = await semaphore.using('work', 300, async (_signal, lock) => {
-      await sleep(600);
+    // Twice and more the TTL: only the auto-extension keeps the permit.
+    const seen = await semaphore.using('work', 1_000, async (_signal, lock) => {
+      await sleep(2_500);
       return client.get(lock.resources[1]!).then((value) => value === lock.value);
     });
     expect(seen).toBe(true);
