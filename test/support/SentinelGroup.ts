@@ -226,6 +226,11 @@ export class SentinelGroup {
    * before they resume.
    */
   async stallReplication(): Promise<void> {
+    // The harness's view of the master is from the group's last settling: after a
+    // spurious failover since (the sentinels' 300 ms down-after, on a busy machine)
+    // it would pause the master as a replica, and the lossy failover would kill a
+    // replica and lose nothing. Once the replicas are paused none can be promoted.
+    await this.waitUntilSettled();
     const master = this.master;
     await Promise.all(this.servers.filter((server) => server !== master).map((replica) => replica.pause()));
     await this.command(master, 'CLIENT', 'KILL', 'TYPE', 'replica');
@@ -234,6 +239,8 @@ export class SentinelGroup {
 
   /** One failover of the master; resolves once every sentinel names the new master and the group is in sync again. */
   async failover(kind: FailoverKind): Promise<FailoverRecord> {
+    // Fail over the master the sentinels name now (see stallReplication), not a replica.
+    if (!this.#stalled) await this.waitUntilSettled();
     const from = this.#masterIndex;
     const old = this.master;
     const replicas = this.servers.filter((server) => server !== old);
