@@ -7,7 +7,8 @@
  * backwards) - which is what fencing is for.
  */
 import { describe, expect, it } from 'vitest';
-import type { Lock } from '../../src/index.js';
+import type { Lock, Locker } from '../../src/index.js';
+import { sharedNow } from './history/timeBase.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { formatOverlap } from './check/report.js';
 import { chaosFile } from './run/chaosFile.js';
@@ -93,5 +94,22 @@ describe('chaos negative controls: the checker catches what breaks Redlock', () 
       );
       ctx.note(`A holds for 10 s; the clocks of ${MAJORITY.map((i) => cluster.nodeName(i)).join(', ')} jumped 10 s forward`);
       await lockBWhileAHolds(ctx, lockA, 10_000);
+    }));
+
+  it("reports an overlap when a lock's owner releases it while another process still holds it by value", () =>
+    expectCaught({ name: 'neg-reentry-outlives-owner', rules: [6], lockers: 3 }, async (ctx) => {
+      const [a, b, p] = ctx.lockers as readonly Locker[] as [Locker, Locker, Locker];
+      const lockA = await a.acquire(ctx.resource, 10_000);
+      const reentered = await p.reenter(ctx.resource, lockA.value);
+      const from = sharedNow();
+      ctx.note(`A holds ${ctx.resource}; C re-entered it by A's value`);
+      await lockA.release();
+      ctx.note("A released it while C's re-entered hold is still open: the keys are gone, C does not know");
+      const lockB = await b.acquire(ctx.resource, 10_000, { acquireTimeoutMs: 8_000 });
+      ctx.note(`B acquired it with ${reentered.remainingMs().toFixed(0)} ms of C's re-entered validity left`);
+      await sleep(100);
+      ctx.reentries.reentry({ client: 'C', value: reentered.value, resources: [...reentered.resources], byValue: true, from, to: sharedNow() });
+      await reentered.release();
+      await lockB.release();
     }));
 });

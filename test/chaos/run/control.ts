@@ -20,6 +20,8 @@ export interface ControlContext {
   /** Lockers a, b, ... (labels 'A', 'B', ...), each through its own links. */
   readonly lockers: readonly ObservedRedlock[];
   readonly resource: string;
+  /** Records a hold re-entered on a held lock (they make no round the lockers could record). */
+  readonly reentries: HistoryBuffer;
   /** Says how the steps produced the violation (shown with the outcome). */
   note(step: string): void;
   /** Waits until none of the nodes `indexes` has the key `resource` (the lock is gone there), or fails. */
@@ -94,13 +96,13 @@ export async function runControl(
         await sleep(5);
       }
     };
-    await steps({ cluster, faults, lockers, resource, note, untilGoneFrom }).catch((error: unknown) => {
+    await steps({ cluster, faults, lockers, resource, reentries: buffer, note, untilGoneFrom }).catch((error: unknown) => {
       unexpected.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
     });
   } finally {
     await cluster.closeScenario(all);
   }
-  const history: History = { ops: buffer.ops, handovers: buffer.handovers, faults: faults.records() };
+  const history: History = { ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), reentries: buffer.reentries };
   const check = checkHistory(history);
   const summary = summarize({
     scenario: spec.name,

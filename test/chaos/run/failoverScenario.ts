@@ -20,7 +20,7 @@ import { sharedNow } from '../history/timeBase.js';
 import type { History } from '../history/types.js';
 import { Progress } from './progress.js';
 import { Rng, seedFromEnv } from './rng.js';
-import { grantsIn, resourcesFor } from './scenario.js';
+import { grantsIn, resourcesFor, withReentry } from './scenario.js';
 import { sleep } from './sleep.js';
 import { CHAOS_DIR, ChaosReport, type ScenarioKind, type ScenarioSummary, slug, summarize, timestamp } from './summary.js';
 import { type Action, DEFAULT_MIX, mergeStats, runClient } from './workload.js';
@@ -214,7 +214,7 @@ class Lockers {
 }
 
 function summarizeRun(spec: Pick<FailoverScenarioSpec, 'name' | 'rules'>, kind: ScenarioKind, clients: number, lockers: Lockers, faults: FaultLog, extra: { seed?: number; budgetMs?: number; unexpected: readonly string[] }): Omit<Run, 'roles'> {
-  const history: History = { ops: lockers.buffer.ops, handovers: lockers.buffer.handovers, faults: faults.records() };
+  const history: History = { ops: lockers.buffer.ops, handovers: lockers.buffer.handovers, faults: faults.records(), reentries: lockers.buffer.reentries };
   const check = checkHistory(history);
   const summary = summarize({
     scenario: spec.name,
@@ -252,7 +252,7 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
     const controller = new AbortController();
     const progress = new Progress(spec.name, spec.budgetMs, () => grantsIn(lockers.buffer.ops));
     const config = { resources: resourcesFor(spec.name, spec.resources ?? 6), ttlMs: TTL_MS, maxHoldMs: 30, acquireTimeoutMs: 1_500, mix: spec.mix ?? DEFAULT_MIX };
-    const workloads = all.map((locker) => runClient(locker, config, rng.fork(), controller.signal));
+    const workloads = all.map((locker, i) => runClient(locker, withReentry(config, all, i, lockers.buffer), rng.fork(), controller.signal));
     // One group at a time: on Redlock always a minority. The failover under way when the budget ends is finished.
     const nemesis = (async () => {
       const choice = rng.fork();
