@@ -9,7 +9,7 @@
  * measured, and check/liveness.ts for the exact definition.
  */
 import { describe, expect, it } from 'vitest';
-import type { Lock, Locker } from '../../src/index.js';
+import { ErrorCode, isQuorumLockError, type Lock, type Locker } from '../../src/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { formatFindings, formatOverlap } from './check/report.js';
 import { budgetMs, scenarioTimeoutMs } from './run/budget.js';
@@ -110,12 +110,11 @@ describe('chaos: wait lines across processes', () => {
 
 describe('chaos negative control: the liveness figure catches a resource left free to live waiters', () => {
   it(
-    'reports a figure beyond its limit when a squatter outside the library holds the key for 4 s',
+    'reports a figure beyond its limit when a squatter outside the library holds the key until it is',
     async () => {
-      // Well past the limit: on a loaded machine a moment when every waiter's
-      // process was descheduled cuts the stretch in two (a squat of 2.5 s
-      // once measured 1.2 s in the full suite), and one part must still exceed it.
-      const squatMs = 4_000;
+      // At most, within the run: the squatter keeps the key only until the figure so far is past
+      // the limit (run/lineScenario.ts), however often a loaded machine descheduled every waiter's process.
+      const squatMs = 5_000;
       const outcome = await runLineScenario(file.cluster(), {
         name: 'neg-liveness-squatter',
         rules: [],
@@ -153,11 +152,18 @@ async function untilInLineEverywhere(cluster: ChaosCluster, resource: string): P
   throw new Error(`nobody joined the wait line of ${resource} on every node`);
 }
 
-/** A plain attempt every few ms: takes the key the moment it is free (a reservation expired). */
+/**
+ * A plain attempt every few ms: takes the key the moment it is free (a
+ * reservation expired). An attempt whose nodes did not answer within the
+ * node timeout (a loaded machine) is one more attempt, not the end.
+ */
 async function takeOnceFree(locker: Locker, resource: string, withinMs: number): Promise<Lock> {
   const until = performance.now() + withinMs;
   while (performance.now() < until) {
-    const lock = await locker.tryAcquire(resource, 1_000);
+    const lock = await locker.tryAcquire(resource, 1_000).catch((error: unknown) => {
+      if (isQuorumLockError(error, ErrorCode.QUORUM_UNREACHABLE)) return null;
+      throw error;
+    });
     if (lock) return lock;
     await sleep(5);
   }
