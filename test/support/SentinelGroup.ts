@@ -205,6 +205,9 @@ export class SentinelGroup {
     const client = adminClient(address);
     try {
       return await client.call(command, ...args);
+    } catch (error) {
+      // ioredis says only "Command timed out": name what and where.
+      throw new Error(`${command} ${args.join(' ')} to ${address.host}:${address.port}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     } finally {
       client.disconnect();
     }
