@@ -111,8 +111,8 @@ export interface LineScenarioSpec {
    * Negative control of the liveness figure: half a second into the run, a
    * squatter outside the library (so outside the history) sets the key on
    * every node, and keeps it until the figure, measured on the journals so
-   * far, is past its limit (or for this long at most). The figure must
-   * exceed its limit.
+   * far, is past its limit (or for this long at most; the run lasts until
+   * the squat ends). The figure must exceed its limit.
    */
   readonly squatMs?: number;
   /**
@@ -490,6 +490,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
       nemeses.push(loop(signal, processRng, [1_200, 2_500], step, [300, 800]));
     }
     if (spec.nodeFaults) nemeses.push(nodeFaults(cluster, faults, rng.fork(), signal));
+    let squatting: Promise<void> | undefined;
     if (spec.squatMs !== undefined) {
       // The figure so far, on the journals as of a moment ago: a stall still under way then has been written since.
       const figureSoFar = (): number => {
@@ -499,10 +500,13 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
         const history: History = { ops: sofar.ops, handovers: sofar.handovers, faults: faults.records(), wants: sofar.wants };
         return measureLiveness(history, { resource, run: { from: runStart, to: asOf }, outages: processOutages(history.faults), stalls: sofar.stalls, excluded: proxyStalls.peek() }).longestMs;
       };
-      nemeses.push(squat(cluster, resource, spec.squatMs, faults, signal, figureSoFar));
+      squatting = squat(cluster, resource, spec.squatMs, faults, signal, figureSoFar);
+      nemeses.push(squatting);
     }
 
     await sleep(spec.budgetMs);
+    // A squat runs on past the budget until it has built what it is for (or for squatMs at most).
+    await squatting;
     controller.abort();
     const runEnd = sharedNow();
     const harnessStalls = proxyStalls.stop();
