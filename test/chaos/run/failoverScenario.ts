@@ -261,11 +261,14 @@ async function runFailoverScenario(groups: readonly SentinelGroup[], spec: Failo
         if (controller.signal.aborted) return;
         await failOver(groups, faults, choice.int(0, groups.length - 1), choice.pick(spec.kinds));
       }
-    })();
+    })().catch((error: unknown) => {
+      // Handled at once: a harness failure during the budget is the nemesis's, not an unhandled rejection of the library's.
+      unexpected.push(`nemesis: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    });
     await sleep(spec.budgetMs);
     controller.abort();
     const stats = mergeStats(await Promise.all(workloads));
-    await nemesis.catch((error: unknown) => unexpected.push(`nemesis: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    await nemesis;
     unexpected.push(...stats.unexpected);
     const run = summarizeRun(spec, 'safe', clientCount, lockers, faults, { seed, budgetMs: spec.budgetMs, unexpected });
     progress.done(run.summary);
