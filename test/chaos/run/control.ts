@@ -9,7 +9,7 @@ import { type CheckResult, checkHistory } from '../check/checker.js';
 import { FaultLog } from '../history/FaultLog.js';
 import { HistoryBuffer, ObservedRedlock, type ObserverOptions } from '../history/ObservedRedlock.js';
 import type { History } from '../history/types.js';
-import type { ChaosCluster } from './cluster.js';
+import type { ChaosCluster, Links } from './cluster.js';
 import { DEFAULT_LOCKER, type LockerSettings, redlockOptions, resourcesFor, waitReady } from './scenario.js';
 import { sleep } from './sleep.js';
 import { type ScenarioSummary, summarize } from './summary.js';
@@ -19,6 +19,8 @@ export interface ControlContext {
   readonly faults: FaultLog;
   /** Lockers a, b, ... (labels 'A', 'B', ...), each through its own links. */
   readonly lockers: readonly ObservedRedlock[];
+  /** Each locker's links (proxies) to the nodes, in locker order. */
+  readonly links: readonly Links[];
   readonly resource: string;
   /** Records a hold re-entered on a held lock (they make no round the lockers could record). */
   readonly reentries: HistoryBuffer;
@@ -67,8 +69,10 @@ export async function runControl(
   const construction: string[] = [];
   try {
     const lockers: ObservedRedlock[] = [];
+    const lockerLinks: Links[] = [];
     for (let i = 0; i < (spec.lockers ?? 2); i++) {
       const links = await cluster.openLinks();
+      lockerLinks.push(links);
       const clients = cluster.clientsThrough(links);
       all.push(...clients);
       await waitReady(clients);
@@ -96,7 +100,7 @@ export async function runControl(
         await sleep(5);
       }
     };
-    await steps({ cluster, faults, lockers, resource, reentries: buffer, note, untilGoneFrom }).catch((error: unknown) => {
+    await steps({ cluster, faults, lockers, links: lockerLinks, resource, reentries: buffer, note, untilGoneFrom }).catch((error: unknown) => {
       unexpected.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
     });
   } finally {
