@@ -18,6 +18,12 @@ import { sleep } from './run/sleep.js';
 
 const file = chaosFile(import.meta.filename);
 const MAJORITY = [0, 1, 2];
+/**
+ * Nodes get a second to answer and acquires ten to succeed: what the controls
+ * break is not timing, and with the safe scenarios' 80 ms a loaded machine
+ * once timed out every attempt of a control's acquire.
+ */
+const CONTROL_LOCKER = Object.freeze({ fencing: true, nodeTimeoutMs: 1_000, acquireTimeoutMs: 10_000 });
 
 /**
  * Once A's keys are proven gone from a majority while A's validity is left,
@@ -62,7 +68,7 @@ async function expectCaught(spec: ControlSpec, steps: (ctx: ControlContext) => P
 
 describe('chaos negative controls: the checker catches what breaks Redlock', () => {
   it('reports an overlap when a majority of nodes restarts empty while the holder still holds', () =>
-    expectCaught({ name: 'neg-restart-empty-majority', rules: [2, 3], locker: { fencing: true } }, async (ctx) => {
+    expectCaught({ name: 'neg-restart-empty-majority', rules: [2, 3], locker: CONTROL_LOCKER }, async (ctx) => {
       const { cluster, faults, lockers: [a] } = ctx;
       const lockA = await a!.acquire(ctx.resource, 10_000);
       // A's client would resend a request left unanswered (an attempt of A's that timed out on a
@@ -78,7 +84,7 @@ describe('chaos negative controls: the checker catches what breaks Redlock', () 
     }));
 
   it('reports an overlap when a majority of node clocks runs 3x fast, far beyond the drift factor', () =>
-    expectCaught({ name: 'neg-clock-3x-majority', rules: [2], locker: { fencing: true } }, async (ctx) => {
+    expectCaught({ name: 'neg-clock-3x-majority', rules: [2], locker: CONTROL_LOCKER }, async (ctx) => {
       const { cluster, faults, lockers: [a] } = ctx;
       const admins = MAJORITY.map((i) => cluster.admin(i));
       await waitReady(admins);
@@ -97,7 +103,7 @@ describe('chaos negative controls: the checker catches what breaks Redlock', () 
     }));
 
   it('reports an overlap when a majority of node clocks jumps forward by the TTL', () =>
-    expectCaught({ name: 'neg-clock-jump-majority', rules: [2], locker: { fencing: true } }, async (ctx) => {
+    expectCaught({ name: 'neg-clock-jump-majority', rules: [2], locker: CONTROL_LOCKER }, async (ctx) => {
       const { cluster, faults, lockers: [a] } = ctx;
       const admins = MAJORITY.map((i) => cluster.admin(i));
       await waitReady(admins);
@@ -113,7 +119,7 @@ describe('chaos negative controls: the checker catches what breaks Redlock', () 
     }));
 
   it("reports an overlap when a lock's owner releases it while another process still holds it by value", () =>
-    expectCaught({ name: 'neg-reentry-outlives-owner', rules: [6], lockers: 3 }, async (ctx) => {
+    expectCaught({ name: 'neg-reentry-outlives-owner', rules: [6], lockers: 3, locker: CONTROL_LOCKER }, async (ctx) => {
       const [a, b, p] = ctx.lockers as readonly Locker[] as [Locker, Locker, Locker];
       const lockA = await a.acquire(ctx.resource, 10_000);
       const reentered = await reenterDespiteSlowNodes(p, ctx.resource, lockA.value);

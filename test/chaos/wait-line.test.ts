@@ -190,6 +190,8 @@ async function expectHandoffCheatCaught(cheat: HandoffCheat): Promise<void> {
       name,
       rules: [2],
       lockers: 3,
+      // What the cheat breaks is not timing: nodes get a second, as in negative-controls.test.ts.
+      locker: { nodeTimeoutMs: 1_000 },
       makeLocker: async ({ index, cluster, clients, options, observer }) => {
         if (index !== 1) return undefined;
         const ears = cluster.clientsThrough(await cluster.openLinks());
