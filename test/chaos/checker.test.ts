@@ -39,6 +39,29 @@ describe('chaos history checker', () => {
     expect(isSafe(result)).toBe(true);
   });
 
+  describe('re-entered holds', () => {
+    const reentry = (value: string, from: number, to: number, byValue: boolean) => ({ client: 'p', value, resources: ['r'], byValue, from, to });
+    const ownerThenNext = (): OpRecord[] => [
+      grant('owner', ['r'], 10, 1_000),
+      op({ kind: 'release', value: 'owner', invokedAt: 100, completedAt: 102 }),
+      grant('next', ['r'], 150, 400),
+    ];
+
+    it('count as part of their outer hold: nested and by-value holds inside it overlap nobody', () => {
+      const result = checkHistory({ ...history(ownerThenNext()), reentries: [reentry('owner', 20, 60, false), reentry('owner', 30, 90, true)] });
+      expect(result.overlaps).toEqual([]);
+      expect(result.holders.find((h) => h.value === 'owner')?.reentries).toBe(2);
+    });
+
+    it("extend the outer hold: a re-entry by value still open after the owner's release overlaps the next holder", () => {
+      const result = checkHistory({ ...history(ownerThenNext()), reentries: [reentry('owner', 30, 200, true)] });
+      expect(result.overlaps).toHaveLength(1);
+      expect(result.overlaps[0]?.first.value).toBe('owner');
+      expect(result.overlaps[0]?.second.value).toBe('next');
+      expect(result.overlaps[0]?.overlapMs).toBe(50);
+    });
+  });
+
   it('reports two holders whose windows intersect on one resource, with both operations and the faults then', () => {
     const a = grant('aaaaaaaaaa', ['r'], 10, 100, { client: 'c0' });
     const b = grant('bbbbbbbbbb', ['r'], 60, 150, { client: 'c1' });

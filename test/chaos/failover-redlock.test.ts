@@ -29,7 +29,7 @@ describe('chaos: Redlock over Sentinel-managed groups', () => {
   it(
     'reports an overlap when, without sync, lossy failovers of two of 3 groups in turn lose a held lock',
     () =>
-      file.expectCaught({ name: 'neg-failover-redlock3-no-sync', rules: [2, 3], groups: 3, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
+      file.expectCaught({ name: 'neg-failover-redlock3-no-sync', rules: [2, 3], groups: 3, sync: false, fencing: true }, async ({ groups, lockers: [a], resource, failover }) => {
         await Promise.all([groups[0]?.stallReplication(), groups[1]?.stallReplication()]);
         // Longer than both failovers may take together (up to the harness's 20 s deadline each,
         // on a busy machine 16 and 19 s) and B's acquire: with 30 s, A's lock once expired

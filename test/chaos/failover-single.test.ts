@@ -21,7 +21,7 @@ describe('chaos: failovers of a Sentinel-managed master', () => {
   it(
     'reports an overlap when a lock taken without sync while replication stalled is lost at the failover',
     () =>
-      file.expectCaught({ name: 'neg-failover-single-no-sync', rules: [5], groups: 1, sync: false }, async ({ groups, lockers: [a], resource, failover }) => {
+      file.expectCaught({ name: 'neg-failover-single-no-sync', rules: [5], groups: 1, sync: false, fencing: true }, async ({ groups, lockers: [a], resource, failover }) => {
         await groups[0]?.stallReplication();
         // Longer than the failover may take (up to the harness's 20 s deadline) and B's acquire,
         // as in neg-failover-redlock3-no-sync, whose 30 s once ran out before B's acquire.

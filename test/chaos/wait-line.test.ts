@@ -9,7 +9,7 @@
  * measured, and check/liveness.ts for the exact definition.
  */
 import { describe, expect, it } from 'vitest';
-import type { Lock, Locker } from '../../src/index.js';
+import { ErrorCode, isQuorumLockError, type Lock, type Locker } from '../../src/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { formatFindings, formatOverlap } from './check/report.js';
 import { budgetMs, scenarioTimeoutMs } from './run/budget.js';
@@ -110,12 +110,12 @@ describe('chaos: wait lines across processes', () => {
 
 describe('chaos negative control: the liveness figure catches a resource left free to live waiters', () => {
   it(
-    'reports a figure beyond its limit when a squatter outside the library holds the key for 4 s',
+    'reports a figure beyond its limit when a squatter outside the library holds the key until it is',
     async () => {
-      // Well past the limit: on a loaded machine a moment when every waiter's
-      // process was descheduled cuts the stretch in two (a squat of 2.5 s
-      // once measured 1.2 s in the full suite), and one part must still exceed it.
-      const squatMs = 4_000;
+      // At most: the squatter keeps the key only until the figure so far is past the limit
+      // (run/lineScenario.ts), however often a loaded machine descheduled every waiter's process:
+      // 2.5 s when the machine lets the waiters run, 5 s did not do at load 20.
+      const squatMs = 20_000;
       const outcome = await runLineScenario(file.cluster(), {
         name: 'neg-liveness-squatter',
         rules: [],
@@ -153,11 +153,18 @@ async function untilInLineEverywhere(cluster: ChaosCluster, resource: string): P
   throw new Error(`nobody joined the wait line of ${resource} on every node`);
 }
 
-/** A plain attempt every few ms: takes the key the moment it is free (a reservation expired). */
+/**
+ * A plain attempt every few ms: takes the key the moment it is free (a
+ * reservation expired). An attempt whose nodes did not answer within the
+ * node timeout (a loaded machine) is one more attempt, not the end.
+ */
 async function takeOnceFree(locker: Locker, resource: string, withinMs: number): Promise<Lock> {
   const until = performance.now() + withinMs;
   while (performance.now() < until) {
-    const lock = await locker.tryAcquire(resource, 1_000);
+    const lock = await locker.tryAcquire(resource, 1_000).catch((error: unknown) => {
+      if (isQuorumLockError(error, ErrorCode.QUORUM_UNREACHABLE)) return null;
+      throw error;
+    });
     if (lock) return lock;
     await sleep(5);
   }
@@ -166,11 +173,15 @@ async function takeOnceFree(locker: Locker, resource: string, withinMs: number):
 
 /**
  * A holds the key; B (the cheater) waits in the Redis line; A releases, so
- * the release script reserves the key for B and announces it with B's value;
- * B records the grant it made up; C takes the key the moment the reservation
- * expires, while B still believes it holds it.
+ * the release script reserves the key for B and announces it with B's value.
+ * B's ear is held: its in-line attempt waits to hear the handoff instead of
+ * claiming the key. C takes the key once the reservation has expired; only
+ * then does B hear, and it records the grant it makes up from what it heard,
+ * while C holds the key. (Left to the schedule, B heard first and C had to
+ * take the key within B's made-up window, 150 ms for validity-from-hearing:
+ * on a loaded machine C was once not in time.)
  */
-async function expectHandoffCheatCaught(cheat: HandoffCheat, earLatencyMs: number): Promise<void> {
+async function expectHandoffCheatCaught(cheat: HandoffCheat): Promise<void> {
   const name = `neg-handoff-${cheat}`;
   let cheater: CheatingRedlock | undefined;
   const outcome = await runControl(
@@ -179,50 +190,59 @@ async function expectHandoffCheatCaught(cheat: HandoffCheat, earLatencyMs: numbe
       name,
       rules: [2],
       lockers: 3,
+      // What the cheat breaks is not timing: nodes get a second, as in negative-controls.test.ts.
+      locker: { nodeTimeoutMs: 1_000 },
       makeLocker: async ({ index, cluster, clients, options, observer }) => {
         if (index !== 1) return undefined;
-        const earLinks = await cluster.openLinks();
-        for (const proxy of earLinks.proxies) proxy.latencyMs = earLatencyMs;
-        const ears = cluster.clientsThrough(earLinks);
+        const ears = cluster.clientsThrough(await cluster.openLinks());
         await waitReady(ears);
         cheater = new CheatingRedlock(clients, options, observer, cheat, ears);
         return cheater;
       },
     },
-    async ({ cluster, lockers, resource }) => {
+    async ({ cluster, lockers, resource, note }) => {
       const [a, b, c] = lockers as readonly Locker[] as [Locker, Locker, Locker];
+      if (cheater === undefined) throw new Error('no cheating locker');
       try {
-        await cheater?.listen();
+        await cheater.listen();
         const lockA = await a.acquire(resource, 2_000);
-        const pendingB = b.acquire(resource, 3_000, { acquireTimeoutMs: 5_000 });
+        const pendingB = b.acquire(resource, 3_000, { acquireTimeoutMs: 30_000 });
         await untilInLineEverywhere(cluster, resource);
+        const ear = cheater.holdEar(30_000);
+        // B's next in-line attempt waits for its ear: none of its attempts can take the key meanwhile.
+        await ear.parked;
         await lockA.release();
+        note('A released with B first in line: the nodes reserved the key for B; B has not heard it yet');
+        const lockC = await takeOnceFree(c, resource, 10_000);
+        note('C took the key once the reservation had expired');
+        ear.hear();
         const lockB = await pendingB;
-        const lockC = await takeOnceFree(c, resource, 3_000);
+        note(`B heard the handoff now and made up a grant (${cheat}) while C holds the key`);
         await sleep(50);
         await lockC.release();
         await lockB.release();
       } finally {
-        cheater?.close();
+        cheater.close();
       }
     },
   );
   file.report.add(outcome.summary);
   const path = file.report.saveHistory(name, outcome.history);
   expect(outcome.summary.unexpectedErrors).toEqual([]);
+  console.log(`[chaos] ${name}: violation constructed\n  ${outcome.construction.join('\n  ')}`);
   expect(outcome.check.overlaps.length, `the checker missed the overlap (history: ${path})`).toBeGreaterThan(0);
   const [overlap] = outcome.check.overlaps;
   console.log(`[chaos] ${name}: caught as expected\n${formatOverlap(overlap!, outcome.history)}`);
-  // The cheater's grant is the first window, the honest one after the reservation the second.
-  expect(overlap?.first.client).toBe('B');
-  expect(overlap?.second.client).toBe('C');
+  // The honest holder's window, then the cheater's made-up one inside it.
+  expect(overlap?.first.client).toBe('C');
+  expect(overlap?.second.client).toBe('B');
   expect(outcome.summary.passed).toBe(true);
 }
 
 describe('chaos negative controls: a handoff that skips the validity rule is caught', () => {
   it('reports an overlap when a waiter takes its 600 ms reservation for a grant of its full TTL, unclaimed', () =>
-    expectHandoffCheatCaught('reservation-as-grant', 0));
+    expectHandoffCheatCaught('reservation-as-grant'));
 
   it('reports an overlap when a waiter counts the reservation from when it heard the handoff, not from before it started', () =>
-    expectHandoffCheatCaught('validity-from-hearing', 150));
+    expectHandoffCheatCaught('validity-from-hearing'));
 });

@@ -20,7 +20,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from './freePort.js';
+import { freePort, releasePort } from './freePort.js';
 import { registerProcess, unregisterProcess } from './processRegistry.js';
 
 export type Persistence = 'none' | 'appendfsync-always';
@@ -138,6 +138,7 @@ export class RedisServer {
   /** SIGTERM, wait for exit (SIGKILL after the grace), then remove the temp dir. */
   async stop(): Promise<void> {
     await this.terminate('SIGTERM');
+    if (this.currentPort !== undefined && this.options.port === undefined) releasePort(this.currentPort);
     if (this.dataDir !== undefined) {
       await rm(this.dataDir, { recursive: true, force: true });
       this.dataDir = undefined;
@@ -200,6 +201,7 @@ export class RedisServer {
         this.currentPort = port;
         return;
       }
+      if (fixedPort === undefined) releasePort(port);
       if (attempt >= MAX_PORT_ATTEMPTS) {
         throw new Error(
           `redis-server could not bind ${HOST}:${port} after ${attempt} attempts (address in use)\n${this.log}`,

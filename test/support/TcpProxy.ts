@@ -119,6 +119,8 @@ class Link {
   tainted = false;
   /** The client was reset after its request; the reply is awaited and discarded. */
   orphaned = false;
+  /** Nothing passes before this (Date.now() ms): the proxy's connectDelayMs when it was accepted. */
+  readonly passesFrom: number;
   readonly toServer: Lane;
   readonly toClient: Lane;
 
@@ -126,7 +128,9 @@ class Link {
     readonly client: Socket,
     readonly upstream: Socket,
     stats: ProxyStats,
+    connectDelayMs: number,
   ) {
+    this.passesFrom = Date.now() + connectDelayMs;
     this.toServer = new Lane(upstream, (n) => {
       stats.bytesToServer += n;
       stats.chunksToServer += 1;
@@ -150,6 +154,12 @@ export class TcpProxy {
   readonly target: ProxyTarget;
   /** Delay applied to every chunk, both directions. */
   latencyMs: number;
+  /**
+   * For connections accepted from now on: nothing passes either way until
+   * they are this old, as a connection slow to set up (far away, TLS) looks
+   * to its client: connected, not ready.
+   */
+  connectDelayMs = 0;
 
   private readonly server: Server;
   private readonly links = new Set<Link>();
@@ -248,6 +258,10 @@ export class TcpProxy {
 
   // ---------------------------------------------------------------------------
 
+  private delayOn(link: Link): number {
+    return this.latencyMs + Math.max(0, link.passesFrom - Date.now());
+  }
+
   private drop(link: Link): void {
     link.destroy();
     this.links.delete(link);
@@ -264,7 +278,7 @@ export class TcpProxy {
     const upstream = connect({ host: this.target.host, port: this.target.port });
     upstream.setNoDelay(true);
     upstream.on('error', () => undefined);
-    const link = new Link(client, upstream, this.counters);
+    const link = new Link(client, upstream, this.counters, this.connectDelayMs);
     this.links.add(link);
 
     client.on('data', (chunk: Buffer) => this.fromClient(link, chunk));
@@ -286,7 +300,7 @@ export class TcpProxy {
       case 'resetAfterRequest':
         this.currentFault = 'none';
         link.orphaned = true;
-        link.toServer.push(chunk, this.latencyMs, () => {
+        link.toServer.push(chunk, this.delayOn(link), () => {
           this.counters.resets += 1;
           link.toClient.clear();
           link.client.resetAndDestroy();
@@ -294,7 +308,7 @@ export class TcpProxy {
         return;
       case 'none':
       case 'dropReplies':
-        link.toServer.push(chunk, this.latencyMs);
+        link.toServer.push(chunk, this.delayOn(link));
         return;
     }
   }
@@ -317,7 +331,7 @@ export class TcpProxy {
         return;
       case 'none':
       case 'resetAfterRequest':
-        link.toClient.push(chunk, this.latencyMs);
+        link.toClient.push(chunk, this.delayOn(link));
         return;
     }
   }

@@ -11,6 +11,11 @@
  *           time (from then on the holder has let go).
  * A lock lost or expired needs no special case: its window still ends at
  * validUntil, which the holder's clock bounds whatever the nodes did.
+ * A re-entered hold (history.reentries) is part of its outer hold: it
+ * carries the same value and believes it holds the same keys, so the window
+ * lasts until the last of them lets go too. (A re-entry by value that
+ * outlives its owner's release is a second holder once another takes the
+ * lock: the owner's window covers it, and the overlap shows.)
  */
 import type { History, OpRecord } from '../history/types.js';
 
@@ -30,6 +35,8 @@ export interface Holder {
   readonly end: number;
   /** Fencing token per resource, when the locker handed them out. */
   readonly fencingTokens: ReadonlyMap<string, bigint>;
+  /** Holds re-entered on this one (nested or by value). */
+  readonly reentries: number;
 }
 
 export function holdersOf(history: History): Holder[] {
@@ -42,6 +49,16 @@ export function holdersOf(history: History): Holder[] {
   const handedTokens = new Map<string, readonly string[]>();
   for (const h of history.handovers) if (h.fencingTokens !== undefined) handedTokens.set(h.value, h.fencingTokens);
 
+  const reentered = new Map<string, { count: number; until: number }>();
+  for (const r of history.reentries ?? []) {
+    const found = reentered.get(r.value);
+    if (found === undefined) reentered.set(r.value, { count: 1, until: r.to });
+    else {
+      found.count += 1;
+      found.until = Math.max(found.until, r.to);
+    }
+  }
+
   const holders: Holder[] = [];
   for (const [value, ops] of byValue) {
     const grants = ops.filter((op) => op.kind === 'acquire' && op.result === 'ok').sort(byInvoke);
@@ -51,7 +68,9 @@ export function holdersOf(history: History): Holder[] {
     const release = ops.filter((op) => op.kind === 'release').sort(byInvoke)[0];
     let validUntil = -Infinity;
     for (const op of [...grants, ...extendsGranted]) validUntil = Math.max(validUntil, op.validUntil ?? -Infinity);
-    const end = release === undefined ? validUntil : Math.min(validUntil, release.invokedAt);
+    const reentries = reentered.get(value);
+    const ownEnd = release === undefined ? validUntil : Math.min(validUntil, release.invokedAt);
+    const end = Math.max(ownEnd, reentries?.until ?? -Infinity);
     const tokens = acquire.fencingTokens ?? handedTokens.get(value) ?? [];
     holders.push({
       value,
@@ -64,6 +83,7 @@ export function holdersOf(history: History): Holder[] {
       validUntil,
       end,
       fencingTokens: new Map(tokens.map((token, i) => [acquire.resources[i] ?? '', BigInt(token)])),
+      reentries: reentries?.count ?? 0,
     });
   }
   return holders.sort((a, b) => a.start - b.start);

@@ -72,9 +72,10 @@ function formatHolder(label: string, holder: Holder, origin: number): string[] {
     holder.release === undefined ? 'never released' : `release invoked ${at(holder.release.invokedAt, origin)}`;
   const token =
     holder.fencingTokens.size === 0 ? '' : `, fencing tokens ${[...holder.fencingTokens].map(([r, t]) => `${r}=${t}`).join(' ')}`;
+  const reentered = holder.reentries === 0 ? '' : `, ${holder.reentries} re-entered hold(s) counted in`;
   return [
     `  ${label} holder ${holder.client}, value ${shortValue(holder.value)}: window [${at(holder.start, origin)}, ${at(holder.end, origin)}]` +
-      ` (validUntil ${at(holder.validUntil, origin)}, ${released}${token})`,
+      ` (validUntil ${at(holder.validUntil, origin)}, ${released}${token}${reentered})`,
     `    ${formatOp(holder.acquire, origin)}`,
     ...holder.extends.map((op) => `    ${formatOp(op, origin)}`),
   ];

@@ -15,7 +15,7 @@ import type { Grant, ReleaseResult } from '../../../src/shared/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
-import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult, ReleaseIntent } from './types.js';
+import type { HandoverRecord, NodeOutcomeRecord, OpKind, OpRecord, OpResult, ReentryRecord, ReleaseIntent } from './types.js';
 
 export interface HistorySink {
   op(record: OpRecord): void;
@@ -26,6 +26,8 @@ export interface HistorySink {
    * holder let go at this moment even if its record never arrives.
    */
   releasing?(record: ReleaseIntent): void;
+  /** A hold re-entered on a held lock (workload.ts records them: they make no round of their own). */
+  reentry?(record: ReentryRecord): void;
 }
 
 export interface ObserverOptions {
@@ -40,11 +42,15 @@ export interface ObserverOptions {
 export class HistoryBuffer implements HistorySink {
   readonly ops: OpRecord[] = [];
   readonly handovers: HandoverRecord[] = [];
+  readonly reentries: ReentryRecord[] = [];
   op(record: OpRecord): void {
     this.ops.push(record);
   }
   handover(record: HandoverRecord): void {
     this.handovers.push(record);
+  }
+  reentry(record: ReentryRecord): void {
+    this.reentries.push(record);
   }
 }
 

@@ -95,6 +95,8 @@ export interface History {
   readonly wants?: readonly WantRecord[];
   /** Wait-line scenarios: what the nodes had, when it changed. */
   readonly snapshots?: readonly NodeSnapshot[];
+  /** Holds re-entered on a held lock (check/holders.ts counts each as part of its outer hold). */
+  readonly reentries?: readonly ReentryRecord[];
   /** Wait-line scenarios: each caller's hold, as the caller saw it. */
   readonly holds?: readonly HoldRecord[];
   /** Wait-line scenarios: when a worker's event loop did not run (a busy machine). */
@@ -168,4 +170,21 @@ export interface HoldRecord {
   /** The end of the caller's belief: release() called, validity over, or process killed, whichever came first. */
   readonly to: number;
   readonly end: 'released' | 'expired' | 'killed';
+}
+
+/**
+ * A hold re-entered on a lock someone holds: nested in the holding routine
+ * (a using() or acquire() inside its scope), or by the lock's value from
+ * another locker, as a second process would (`reenter()`). It makes no
+ * acquire round: its value is the outer hold's.
+ */
+export interface ReentryRecord {
+  readonly client: string;
+  readonly value: string;
+  readonly resources: readonly string[];
+  /** Re-entered by value from another locker, not nested in the holder's routine. */
+  readonly byValue: boolean;
+  /** From the handle in the caller's hand to its release() call, or the end of its validity if earlier. */
+  readonly from: number;
+  readonly to: number;
 }

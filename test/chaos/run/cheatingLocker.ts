@@ -17,6 +17,10 @@
  * Node outcomes of the made-up grant are the nodes that announced the
  * handoff, 'ok' (they did set the key to our value): a quorum, so only the
  * overlap can give it away.
+ *
+ * A control makes the ear hear late on purpose (holdEar()): the announcements
+ * reach the cheat only when the control lets them, after someone else took
+ * the key, so the made-up grant overlaps that holder whatever the schedule.
  */
 import type { Redis } from 'ioredis';
 import type { RedisClient, RedlockOptions } from '../../../src/index.js';
@@ -38,15 +42,26 @@ interface Heard {
   readonly nodes: readonly string[];
 }
 
+export interface HeldEar {
+  /** Resolves once an in-line attempt waits for the ear: no attempt of ours is out on the nodes then. */
+  readonly parked: Promise<void>;
+  /** Lets the ear hear what it held back, now. */
+  hear(): void;
+}
+
 /** How long an in-line attempt waits for our own ear, which may hear a little after the library's. */
 const EAR_GRACE_MS = 200;
 
 export class CheatingRedlock extends ObservedRedlock {
   readonly #cheat: HandoffCheat;
+  #earGraceMs = EAR_GRACE_MS;
+  #onParked: (() => void) | undefined;
   readonly #ears: Redis[];
   /** Per value: the nodes (by label) that announced a handoff to it, with the time each did. */
   readonly #handoffs = new Map<string, Map<string, number>>();
   readonly #waiters = new Set<() => void>();
+  /** While the ear is held: what it heard, delivered when it is let go. */
+  #held: (() => void)[] | undefined;
 
   /**
    * `ears`: one connection per node, in node order, on which it hears the
@@ -68,8 +83,34 @@ export class CheatingRedlock extends ObservedRedlock {
       // The node's label in the library's outcomes (and so in the history).
       const label = `${client.options.host}:${client.options.port}`;
       // A handoff to one of our values: 'value key' on this process's handoff channel.
-      ear.on('message', (_channel: string, message: string) => this.#heard(label, message.slice(0, message.indexOf(' '))));
+      ear.on('message', (_channel: string, message: string) => {
+        const hear = (): void => this.#heard(label, message.slice(0, message.indexOf(' ')));
+        if (this.#held === undefined) hear();
+        else this.#held.push(hear);
+      });
     });
+  }
+
+  /**
+   * Holds back what the ear hears until the returned function is called;
+   * meanwhile an in-line attempt waits for it (up to `waitMs`) instead of
+   * claiming the key.
+   */
+  holdEar(waitMs: number): HeldEar {
+    const held: (() => void)[] = [];
+    this.#held = held;
+    this.#earGraceMs = waitMs;
+    const parked = new Promise<void>((resolve) => {
+      this.#onParked = resolve;
+    });
+    return {
+      parked,
+      hear: () => {
+        this.#held = undefined;
+        this.#earGraceMs = EAR_GRACE_MS;
+        for (const hear of held) hear();
+      },
+    };
   }
 
   /** The library's own taking of handoffs is off: the cheat replaces it. */
@@ -93,7 +134,8 @@ export class CheatingRedlock extends ObservedRedlock {
     position: LinePosition | undefined,
     connectWait: ConnectWait,
   ): Promise<Grant> {
-    const heard = position === undefined ? undefined : await this.#handoffTo(value, EAR_GRACE_MS);
+    if (position !== undefined && this.#held !== undefined) this.#onParked?.();
+    const heard = position === undefined ? undefined : await this.#handoffTo(value, this.#earGraceMs);
     if (heard === undefined) return super.acquireRound(keys, value, ttlMs, position, connectWait);
     const lengthMs = this.#cheat === 'reservation-as-grant' ? ttlMs : RESERVATION_MS;
     return {

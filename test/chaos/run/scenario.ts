@@ -108,7 +108,7 @@ export async function runScenario(cluster: ChaosCluster, spec: ScenarioSpec): Pr
     process.off('unhandledRejection', onUnhandled);
   }
   const { stats, nemesisErrors, progress } = run;
-  const history: History = { ops: buffer.ops, handovers: buffer.handovers, faults: faults.records() };
+  const history: History = { ops: buffer.ops, handovers: buffer.handovers, faults: faults.records(), reentries: buffer.reentries };
   const check = checkHistory(history);
   const summary = summarize({
     scenario: spec.name,
@@ -123,6 +123,12 @@ export async function runScenario(cluster: ChaosCluster, spec: ScenarioSpec): Pr
   });
   progress.done(summary);
   return { summary, history, check, stats, nemesisErrors };
+}
+
+/** Client `i` records its re-entries in `sink`; the next client's locker re-enters its locks by value. */
+export function withReentry(config: WorkloadConfig, lockers: readonly ObservedRedlock[], i: number, sink: HistoryBuffer): WorkloadConfig {
+  const peer = lockers.length > 1 ? lockers[(i + 1) % lockers.length] : undefined;
+  return { ...config, reentry: { client: `c${i}`, ...(peer === undefined ? {} : { peer }), record: (r) => sink.reentry(r) } };
 }
 
 export function grantsIn(ops: readonly OpRecord[]): number {
@@ -162,7 +168,7 @@ async function drive(
   };
   const controller = new AbortController();
   const progress = new Progress(spec.name, spec.budgetMs, () => grantsIn(buffer.ops));
-  const workloads = lockers.map((l) => runClient(l, config, rng.fork(), controller.signal));
+  const workloads = lockers.map((l, i) => runClient(l, withReentry(config, lockers, i, buffer), rng.fork(), controller.signal));
   const nemeses = spec.nemeses.map((n) =>
     n.run({
       cluster,

@@ -57,6 +57,8 @@ export interface ScenarioSummary {
   readonly exhausted: number;
   readonly extends: number;
   readonly releases: number;
+  /** Holds re-entered on held locks, nested and by value (each counted as part of its outer hold). */
+  readonly reentries?: { readonly nested: number; readonly byValue: number };
   /** Overlapping holder windows. */
   readonly violations: number;
   readonly tokenRegressions: number;
@@ -118,6 +120,10 @@ export function summarize(input: SummaryInput): ScenarioSummary {
     exhausted: count('exhausted'),
     extends: history.ops.filter((op) => op.kind === 'extend' && op.result === 'ok').length,
     releases: history.ops.filter((op) => op.kind === 'release').length,
+    reentries: {
+      nested: (history.reentries ?? []).filter((r) => !r.byValue).length,
+      byValue: (history.reentries ?? []).filter((r) => r.byValue).length,
+    },
     violations: check.overlaps.length,
     tokenRegressions: check.tokenRegressions.length,
     tokensChecked: check.tokensChecked,
@@ -130,9 +136,16 @@ export function summarize(input: SummaryInput): ScenarioSummary {
   };
 }
 
+/** Summaries saved before re-entries were counted have none. */
+function formatReentries(rows: readonly ScenarioSummary[]): string {
+  const nested = rows.reduce((n, r) => n + (r.reentries?.nested ?? 0), 0);
+  const byValue = rows.reduce((n, r) => n + (r.reentries?.byValue ?? 0), 0);
+  return `${nested} / ${byValue}`;
+}
+
 /** A fixed-width table of summaries (also used by run.mjs on the merged JSON). */
 export function formatTable(rows: readonly ScenarioSummary[]): string {
-  const header = ['scenario', 'kind', 'faults injected', 'acquired', 'contended', 'unreach.', 'violations', 'liveness', 'errors', 'result'];
+  const header = ['scenario', 'kind', 'faults injected', 'acquired', 're-entered (nested/by value)', 'contended', 'unreach.', 'violations', 'liveness', 'errors', 'result'];
   const body = rows.map((r) => [
     r.scenario,
     r.kind,
@@ -140,6 +153,7 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
       .map(([kind, n]) => `${kind} ×${n}`)
       .join(', ') || 'none',
     String(r.acquisitions),
+    formatReentries([r]),
     String(r.contended),
     String(r.unreachable),
     r.kind === 'negative' && r.liveness === undefined ? `${r.violations} (caught: ${isCaught(r) ? 'yes' : 'NO'})` : String(r.violations),
@@ -153,6 +167,7 @@ export function formatTable(rows: readonly ScenarioSummary[]): string {
     '',
     '',
     String(totals.reduce((n, r) => n + r.acquisitions, 0)),
+    formatReentries(totals),
     String(totals.reduce((n, r) => n + r.contended, 0)),
     String(totals.reduce((n, r) => n + r.unreachable, 0)),
     String(totals.reduce((n, r) => n + r.violations, 0)),

@@ -6,10 +6,12 @@
  * anything else is collected as `unexpected` and fails the scenario.
  */
 import { ErrorCode, isQuorumLockError, type Lock, type Locker } from '../../../src/index.js';
+import { fromMonotonic, sharedNow } from '../history/timeBase.js';
+import type { ReentryRecord } from '../history/types.js';
 import type { Rng } from './rng.js';
 import { sleep } from './sleep.js';
 
-export type Action = 'hold' | 'extend' | 'try' | 'using' | 'multi' | 'overstay';
+export type Action = 'hold' | 'extend' | 'try' | 'using' | 'multi' | 'overstay' | 'reenter';
 
 export interface WorkloadConfig {
   readonly resources: readonly string[];
@@ -19,6 +21,16 @@ export interface WorkloadConfig {
   readonly acquireTimeoutMs: number;
   /** Relative weights of the actions. */
   readonly mix: Readonly<Record<Action, number>>;
+  /** Where 'reenter' records its holds, and the other locker that re-enters by value (none: nested holds only). */
+  readonly reentry?: Reentry;
+}
+
+export interface Reentry {
+  /** This client's label in the history. */
+  readonly client: string;
+  /** Another locker, on connections of its own: it re-enters by value, as a second process would. */
+  readonly peer?: Locker;
+  record(reentry: ReentryRecord): void;
 }
 
 /**
@@ -26,15 +38,18 @@ export interface WorkloadConfig {
  * long enough to be auto-extended), a few multi-resource locks, and a few holders
  * that keep the lock to the very end of its validity and only then extend
  * (refused locally) and release (compare-and-delete must spare the next
- * holder's key: rule 6).
+ * holder's key: rule 6), and re-entered locks: nested holds whose inner
+ * releases give back only their own hold, and re-entry by value from another
+ * locker.
  */
 export const DEFAULT_MIX: Readonly<Record<Action, number>> = Object.freeze({
-  hold: 45,
+  hold: 40,
   extend: 15,
   try: 15,
   using: 15,
   multi: 8,
   overstay: 2,
+  reenter: 5,
 });
 
 export interface ClientStats {
@@ -50,6 +65,11 @@ export interface ClientStats {
   extendRefused: number;
   /** using() routines whose lock signal aborted before they finished. */
   signalAborted: number;
+  /** Holds re-entered on a held lock: nested, and by value from another locker. */
+  reenteredNested: number;
+  reenteredByValue: number;
+  /** Re-entries refused: the lock was lost or expired meanwhile, or too few nodes answered. */
+  reenterRefused: number;
   unexpected: string[];
 }
 
@@ -67,7 +87,7 @@ const EXPECTED_EXTEND: ReadonlySet<string> = new Set([
 ]);
 
 export function emptyStats(): ClientStats {
-  return { actions: 0, acquired: 0, contended: 0, failed: 0, extended: 0, extendRefused: 0, signalAborted: 0, unexpected: [] };
+  return { actions: 0, acquired: 0, contended: 0, failed: 0, extended: 0, extendRefused: 0, signalAborted: 0, reenteredNested: 0, reenteredByValue: 0, reenterRefused: 0, unexpected: [] };
 }
 
 export async function runClient(locker: Locker, config: WorkloadConfig, rng: Rng, signal: AbortSignal): Promise<ClientStats> {
@@ -163,6 +183,81 @@ class Client {
         await lock.release();
         return;
       }
+      case 'reenter':
+        await this.reenter(ttlMs, options);
+        return;
+    }
+  }
+
+  /**
+   * A lock held by hand, re-entered in its scope by a using() and, inside
+   * that, by an acquire(): the inner ones give back their own holds first,
+   * and the keys stay the outer lock's (the checker would see anyone else
+   * take them before its release). Then the peer re-enters it by value and
+   * lets go before the owner releases.
+   */
+  private async reenter(ttlMs: number, options: { acquireTimeoutMs: number; signal: AbortSignal }): Promise<void> {
+    const resource = this.resource();
+    const lock = await this.acquired(this.locker.acquire(resource, ttlMs, options));
+    try {
+      await this.refusedIfLost(() =>
+        lock.scope(() =>
+          this.locker.using(
+            resource,
+            ttlMs,
+            async (_signal, inner) => {
+              const from = sharedNow();
+              await this.hold();
+              const innermost = await this.locker.acquire(resource, ttlMs, options);
+              await this.held(innermost, false);
+              await this.hold();
+              this.reentered(inner, false, from);
+            },
+            options,
+          ),
+        ),
+      );
+      const peer = this.config.reentry?.peer;
+      if (peer !== undefined) {
+        await this.refusedIfLost(async () => {
+          const byValue = await peer.reenter(resource, lock.value);
+          await this.held(byValue, true);
+        });
+      }
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Holds a re-entered handle for a while, then gives its hold back, and records it. */
+  private async held(handle: Lock, byValue: boolean): Promise<void> {
+    const from = sharedNow();
+    await this.hold();
+    this.reentered(handle, byValue, from);
+    await handle.release();
+  }
+
+  private reentered(handle: Lock, byValue: boolean, from: number): void {
+    const record = this.config.reentry;
+    if (byValue) this.stats.reenteredByValue += 1;
+    else this.stats.reenteredNested += 1;
+    record?.record({
+      client: record.client,
+      value: handle.value,
+      resources: [...handle.resources],
+      byValue,
+      from,
+      to: Math.min(sharedNow(), fromMonotonic(handle.validUntil)),
+    });
+  }
+
+  /** A re-entry refused because the lock was lost, expired or out of reach is expected under faults. */
+  private async refusedIfLost(reentry: () => Promise<void>): Promise<void> {
+    try {
+      await reentry();
+    } catch (error) {
+      if (isQuorumLockError(error) && (EXPECTED_EXTEND.has(error.code) || EXPECTED_ACQUIRE.has(error.code))) this.stats.reenterRefused += 1;
+      else throw error;
     }
   }
 
@@ -201,6 +296,9 @@ export function mergeStats(all: readonly ClientStats[]): ClientStats {
     total.extended += s.extended;
     total.extendRefused += s.extendRefused;
     total.signalAborted += s.signalAborted;
+    total.reenteredNested += s.reenteredNested;
+    total.reenteredByValue += s.reenteredByValue;
+    total.reenterRefused += s.reenterRefused;
     total.unexpected.push(...s.unexpected);
   }
   return total;
