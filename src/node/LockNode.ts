@@ -2,6 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../lock/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
+import type { RenewalEntry } from '../scripts/extendMany.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from './outcome.js';
 import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
@@ -105,6 +106,38 @@ export function fenceRequest(keys: readonly string[], value: string, tokens: rea
 
 export function extendRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
   return { send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+}
+
+export interface RenewalsOutcome extends NodeOutcome {
+  /** With status `ok`: whether each lock of the batch was extended, in order. */
+  readonly extended?: readonly boolean[];
+}
+
+/**
+ * Many locks' extends in one request per node (NodeBackend.extendMany): the
+ * request is `ok` once the node answered for all of them; renewalOutcome
+ * tells each lock its own.
+ */
+export function extendManyRequest(entries: readonly RenewalEntry[]): NodeRequest<readonly boolean[], RenewalsOutcome> {
+  return {
+    send: (backend) =>
+      backend.extendMany
+        ? backend.extendMany(entries)
+        : Promise.all(entries.map((entry) => backend.extend(entry.keys, entry.value, entry.ttlMs))),
+    interpret: () => 'ok',
+    describe: (node, status, ms, extended, error): RenewalsOutcome =>
+      status === 'ok' && extended !== undefined ? { node, status, ms, extended } : plainOutcome(node, status, ms, undefined, error),
+  };
+}
+
+/**
+ * The `index`-th lock's outcome in a batch: the node's answer for it, or the
+ * batch's error or timeout, which counts against every lock of the batch.
+ */
+export function renewalOutcome(batch: RenewalsOutcome, index: number): NodeOutcome {
+  const { node, status, ms, extended, error } = batch;
+  if (status === 'ok') return { node, status: extended?.[index] === true ? 'ok' : 'held', ms };
+  return error ? { node, status, ms, error } : { node, status, ms };
 }
 
 /** Steps out of the wait lines (NodeBackend.leave); nothing to do on a node without them. */

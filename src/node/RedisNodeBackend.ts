@@ -5,6 +5,7 @@ import {
   acquireFenced,
   acquireInLine,
   extend,
+  extendMany,
   fence,
   keepalive,
   leave,
@@ -13,6 +14,7 @@ import {
   type LineReply,
   type Rejoin,
   release,
+  type RenewalEntry,
   type ScriptClient,
   scriptResends,
   type SetClient,
@@ -21,7 +23,7 @@ import {
 import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
-import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
+import { assertFencingKeysShareSlot, assertSameHashSlot, bySlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
 /** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
@@ -43,6 +45,7 @@ export class RedisNodeBackend implements NodeBackend {
   readonly synced: (<T>(write: () => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
+  private readonly keyPrefix: string;
   readonly pubSub: RedisPubSub;
 
   constructor(
@@ -52,6 +55,7 @@ export class RedisNodeBackend implements NodeBackend {
     this.scripts = client as unknown as ScriptClient & SetClient;
     const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
+    this.keyPrefix = keyPrefix;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     this.synced = this.isCluster ? undefined : (write, replicas, timeoutMs) => syncedOn(client as Redis, write, replicas, timeoutMs);
     this.name = name ?? describeClient(client);
@@ -92,6 +96,21 @@ export class RedisNodeBackend implements NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     this.coalesce();
     return extend(this.scripts, keys, value, ttlMs);
+  }
+
+  /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). */
+  extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
+    this.coalesce();
+    if (!this.isCluster) return extendMany(this.scripts, entries);
+    const groups = bySlot(entries, (entry) => this.keyPrefix + (entry.keys[0] as string));
+    const results = new Array<boolean>(entries.length);
+    const calls = [...groups.values()].map((indexes) =>
+      extendMany(
+        this.scripts,
+        indexes.map((index) => entries[index] as RenewalEntry),
+      ).then((held) => indexes.forEach((index, i) => (results[index] = held[i] === true))),
+    );
+    return Promise.all(calls).then(() => results);
   }
 
   verify(keys: readonly string[], value: string): Promise<number> {

@@ -12,11 +12,13 @@ import { deferClaim } from '../lock/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
+import type { Renewal } from '../lock/RenewalBatch.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import {
   acquireFencedRequest,
   acquireInLineRequest,
   acquireRequest,
+  extendManyRequest,
   extendRequest,
   type FencedOutcome,
   fenceRequest,
@@ -24,6 +26,7 @@ import {
   type LockNode,
   type NodeRequest,
   releaseRequest,
+  renewalOutcome,
   type VerifyOutcome,
   verifyRequest,
 } from '../node/LockNode.js';
@@ -34,7 +37,7 @@ import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
-import { vote } from './vote.js';
+import { Ballot, vote } from './vote.js';
 import { channels } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
@@ -211,6 +214,48 @@ export class QuorumCoordinator extends LockManager {
     const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
     if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
+  }
+
+  /**
+   * One request per node for the whole batch (one script call per chunk of
+   * locks, one WAIT behind them with syncReplicas), and a vote per lock:
+   * each lock is granted or lost on its own, its validity counted from the
+   * batch's start; a node's error or timeout counts against every lock of
+   * the batch. A renewal that must be decided within less than the node
+   * timeout (little validity left, or a TTL that short) goes on its own,
+   * with the shorter timeout extendOnNodes gives it.
+   */
+  protected renewOnNodes(renewals: readonly Renewal[]): void {
+    const timeoutMs = this.settings.nodeTimeoutMs;
+    const batch: Renewal[] = [];
+    for (const renewal of renewals) {
+      if (renewal.ttlMs >= timeoutMs && renewal.remainingMs >= timeoutMs) batch.push(renewal);
+      else this.extendOnNodes(renewal.keys, renewal.value, renewal.ttlMs, renewal.remainingMs).then(renewal.resolve, renewal.reject);
+    }
+    if (batch.length === 0) return;
+    const deadline = new RequestDeadline(this.settings.clock, timeoutMs, this.#deadlines);
+    const startedAt = deadline.sentAt;
+    const ballots = batch.map(
+      (renewal) =>
+        new Ballot<NodeOutcome>(this.nodes.length, this.quorum, (result) => {
+          const { keys, ttlMs } = renewal;
+          if (!result.granted) {
+            renewal.reject(this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes)));
+            return;
+          }
+          try {
+            renewal.resolve(this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes));
+          } catch (error) {
+            renewal.reject(error);
+          }
+        }),
+    );
+    const request = this.#synced(extendManyRequest(batch), timeoutMs);
+    this.nodes.forEach((node, index) =>
+      node.send(request, deadline, (outcome) => {
+        for (let i = 0; i < ballots.length; i++) (ballots[i] as Ballot<NodeOutcome>).count(index, renewalOutcome(outcome, i));
+      }),
+    );
   }
 
   /** A quorum took the new TTL: validity from `startedAt`, or ValidityExhaustedError when none is left (extend and claim). */
