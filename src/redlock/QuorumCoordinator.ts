@@ -12,6 +12,7 @@ import { deferClaim } from '../lock/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
+import { RENEWALS_PER_CALL } from '../scripts/extendMany.js';
 import type { Renewal } from '../lock/RenewalBatch.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import {
@@ -26,7 +27,6 @@ import {
   type LockNode,
   type NodeRequest,
   releaseRequest,
-  renewalOutcome,
   type VerifyOutcome,
   verifyRequest,
 } from '../node/LockNode.js';
@@ -37,7 +37,8 @@ import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
-import { Ballot, vote } from './vote.js';
+import { vote } from './vote.js';
+import { RenewalTally } from './RenewalTally.js';
 import { channels } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
@@ -233,29 +234,28 @@ export class QuorumCoordinator extends LockManager {
       else this.extendOnNodes(renewal.keys, renewal.value, renewal.ttlMs, renewal.remainingMs).then(renewal.resolve, renewal.reject);
     }
     if (batch.length === 0) return;
-    const deadline = new RequestDeadline(this.settings.clock, timeoutMs, this.#deadlines);
+    // A node runs a batch's script calls one after the other: each gets the
+    // node timeout. But a reply after a lock's validity cannot renew it without a gap.
+    let shortest = Infinity;
+    for (const renewal of batch) shortest = Math.min(shortest, renewal.remainingMs);
+    const batchTimeoutMs = Math.floor(Math.min(Math.ceil(batch.length / RENEWALS_PER_CALL) * timeoutMs, shortest));
+    const deadline = new RequestDeadline(this.settings.clock, batchTimeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    const ballots = batch.map(
-      (renewal) =>
-        new Ballot<NodeOutcome>(this.nodes.length, this.quorum, (result) => {
-          const { keys, ttlMs } = renewal;
-          if (!result.granted) {
-            renewal.reject(this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes)));
-            return;
-          }
-          try {
-            renewal.resolve(this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes));
-          } catch (error) {
-            renewal.reject(error);
-          }
-        }),
-    );
-    const request = this.#synced(extendManyRequest(batch), timeoutMs);
-    this.nodes.forEach((node, index) =>
-      node.send(request, deadline, (outcome) => {
-        for (let i = 0; i < ballots.length; i++) (ballots[i] as Ballot<NodeOutcome>).count(index, renewalOutcome(outcome, i));
-      }),
-    );
+    const tally = new RenewalTally(this.nodes.length, this.quorum, batch.length, (index, granted, outcomes) => {
+      const renewal = batch[index] as Renewal;
+      const { keys, ttlMs } = renewal;
+      if (!granted) {
+        renewal.reject(this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
+        return;
+      }
+      try {
+        renewal.resolve(this.#extendedGrant(keys, ttlMs, startedAt, outcomes));
+      } catch (error) {
+        renewal.reject(error);
+      }
+    });
+    const request = this.#synced(extendManyRequest(batch), batchTimeoutMs);
+    for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));
   }
 
   /** A quorum took the new TTL: validity from `startedAt`, or ValidityExhaustedError when none is left (extend and claim). */

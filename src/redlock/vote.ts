@@ -34,11 +34,8 @@ export function vote<O extends NodeOutcome>(
   });
 }
 
-/**
- * The outcomes of one vote as they arrive: decides once, and settles when
- * every node has answered. A batch of renewals counts one per lock.
- */
-export class Ballot<O extends NodeOutcome> {
+/** The outcomes of one vote as they arrive: decides once, and settles when every node has answered. */
+class Ballot<O extends NodeOutcome> {
   readonly #answers: (O | undefined)[];
   #waiting: number;
   #votesFor = 0;

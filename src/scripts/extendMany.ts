@@ -24,22 +24,45 @@ export const RENEWALS_PER_CALL = 100;
  * Cluster: see RedisNodeBackend.extendMany).
  */
 export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
-  if (entries.length <= RENEWALS_PER_CALL) return extendChunk(client, entries);
-  const calls: Promise<boolean[]>[] = [];
-  for (let start = 0; start < entries.length; start += RENEWALS_PER_CALL) {
-    calls.push(extendChunk(client, entries.slice(start, start + RENEWALS_PER_CALL)));
-  }
-  return Promise.all(calls).then((replies) => replies.flat());
+  const chunks = chunksOf(entries);
+  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk);
+  return Promise.all(chunks.map((chunk) => runChunk(client, chunk))).then((replies) => replies.flat());
 }
 
-function extendChunk(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
-  const keys: string[] = [];
-  const args: (string | number)[] = [];
-  for (const { keys: resources, value, ttlMs } of entries) {
-    for (const key of resources) keys.push(key);
-    args.push(value, ttlMs, resources.length);
+interface Chunk {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  readonly count: number;
+}
+
+/**
+ * A batch goes to every node as the same array: its script arguments are
+ * built once, not once per node.
+ */
+const chunksByBatch = new WeakMap<readonly RenewalEntry[], readonly Chunk[]>();
+
+function chunksOf(entries: readonly RenewalEntry[]): readonly Chunk[] {
+  let chunks = chunksByBatch.get(entries);
+  if (chunks) return chunks;
+  const built: Chunk[] = [];
+  for (let start = 0; start < entries.length || start === 0; start += RENEWALS_PER_CALL) {
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
+    for (let i = start; i < end; i++) {
+      const { keys: resources, value, ttlMs } = entries[i] as RenewalEntry;
+      for (const key of resources) keys.push(key);
+      args.push(value, ttlMs, resources.length);
+    }
+    built.push({ keys, args, count: end - start });
   }
-  return extendManyScript.run(client, keys, args, (reply) => readResults(reply, entries.length));
+  chunks = built;
+  chunksByBatch.set(entries, chunks);
+  return chunks;
+}
+
+function runChunk(client: ScriptClient, chunk: Chunk): Promise<boolean[]> {
+  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readResults(reply, chunk.count));
 }
 
 function readResults(reply: unknown, count: number): boolean[] {
