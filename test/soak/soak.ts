@@ -36,7 +36,7 @@ export interface SoakReport {
 }
 
 const NODES = 5;
-const HELD = 10_000;
+const HELD = Number(process.env["SOAK_HELD"] ?? 10_000);
 const WORKERS = 32;
 const TTL_MS = 10_000;
 const FAULT_EVERY_MS = 15_000;
@@ -164,9 +164,10 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
         await sleep(kind === 'pause' ? 2_000 : 200);
         await node.resume();
       } else {
+        // Restarted empty on its own port (its clients reconnect there), after a second down.
         await node.kill();
         await sleep(1_000);
-        await node.start();
+        await node.restart({ empty: true });
       }
       faultUntil = monotonicClock.now();
     }
