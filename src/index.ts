@@ -2,7 +2,7 @@ export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
-export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './lock/grant.js';
+export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './shared/grant.js';
 export type { Resources } from './lock/validate.js';
 export {
   DEFAULT_OPTIONS,
@@ -31,8 +31,8 @@ export {
   QuorumUnreachableError,
   ReplicaSyncError,
   ValidityExhaustedError,
-} from './lock/errors.js';
-export type { NodeOutcome, NodeStatus } from './node/outcome.js';
+} from './shared/errors.js';
+export type { NodeOutcome, NodeStatus } from './shared/outcome.js';
 export type { ReleaseOutcome } from './node/LockNode.js';
 export type { RedisClient } from './node/RedisNodeBackend.js';
 export type { Clock } from './clock/Clock.js';

@@ -1,4 +1,4 @@
-import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../lock/errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../shared/errors.js';
 import type { Lock } from '../lock/Lock.js';
 import type { LockedRoutine, Locker } from '../lock/Locker.js';
 import { NodeConnections } from './NodeConnections.js';

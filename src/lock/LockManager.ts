@@ -2,8 +2,9 @@ import type { Clock } from '../clock/Clock.js';
 import { validEnoughToPass, validUntil } from '../clock/validity.js';
 import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
-import { AbortedError, LockHeldError } from './errors.js';
-import type { Grant, LockOperations, ReleaseResult, SettledRelease } from './grant.js';
+import { AbortedError, LockHeldError } from '../shared/errors.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import type { LockOperations } from './LockOperations.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
 import {
@@ -17,7 +18,7 @@ import {
   type UsingOptions,
 } from './options.js';
 import type { ConnectWait } from '../node/RequestDeadline.js';
-import { randomValue } from './randomValue.js';
+import { randomValue } from '../shared/randomValue.js';
 import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';

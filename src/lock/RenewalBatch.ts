@@ -1,5 +1,5 @@
 import type { RenewalEntry } from '../scripts/extendMany.js';
-import type { Grant } from './grant.js';
+import type { Grant } from '../shared/grant.js';
 
 /** One lock's renewal waiting in a batch, and how to answer it. */
 export interface Renewal extends RenewalEntry {

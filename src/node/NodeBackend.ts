@@ -1,4 +1,4 @@
-import type { NodeConnectionError } from '../lock/errors.js';
+import type { NodeConnectionError } from '../shared/errors.js';
 import type { LineEntry, LinePlace, LineReply, RenewalEntry } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';

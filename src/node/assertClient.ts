@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../lock/errors.js';
-import { describe } from '../lock/validate.js';
+import { InvalidArgumentError } from '../shared/errors.js';
+import { describe } from '../shared/describe.js';
 import type { RedisClient } from './RedisNodeBackend.js';
 
 /** Anything that runs scripts like an ioredis Redis or Cluster client. */

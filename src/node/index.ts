@@ -1,4 +1,4 @@
 export type { NodeBackend } from './NodeBackend.js';
 export { RedisNodeBackend, type RedisClient } from './RedisNodeBackend.js';
 export { LockNode, type ReleaseOutcome } from './LockNode.js';
-export { type NodeOutcome, type NodeStatus, countStatus } from './outcome.js';
+export { type NodeOutcome, type NodeStatus, countStatus } from '../shared/outcome.js';

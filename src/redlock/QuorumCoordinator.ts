@@ -6,9 +6,9 @@ import {
   LockLostError,
   QuorumUnreachableError,
   ValidityExhaustedError,
-} from '../lock/errors.js';
-import type { Grant, ReleaseResult, SettledRelease } from '../lock/grant.js';
-import { deferClaim } from '../lock/claim.js';
+} from '../shared/errors.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import { deferClaim } from '../shared/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
@@ -33,7 +33,7 @@ import {
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
-import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { countStatus, type NodeOutcome } from '../shared/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
@@ -164,7 +164,12 @@ export class QuorumCoordinator extends LockManager {
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
     if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, ...(position ? { contended: true } : {}) };
-    await this.#undoAcquire(keys, value, result.byNode, position);
+    // Not back in its place: first in line, it would be handed the keys it
+    // just gave back, to hold them reserved while it backs off (ContendedWait
+    // does not retry at once after this error: the same round trips against
+    // the same TTL would fail the same way). They go to the next waiter
+    // instead; our ticket puts us back in our place at our next attempt.
+    await this.#undoAcquire(keys, value, result.byNode, undefined);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
@@ -309,8 +314,8 @@ export class QuorumCoordinator extends LockManager {
    * the keys (the acquire script wrote nothing there). Errors, timeouts and
    * nodes that had not answered yet are included, since their SET may have
    * been applied. The release follows the acquire on the same connection, so
-   * it runs after it. A waiter in the wait lines is put back in its place
-   * there, so a node that granted it keeps it first in line.
+   * it runs after it. A waiter in the wait lines (`position`) is put back in
+   * its place there, so a node that granted it keeps it first in line.
    */
   async #undoAcquire(
     keys: readonly string[],
@@ -321,7 +326,12 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
     const undo = releaseRequest(keys, value, 'none', rejoin);
-    await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
+    const undone = this.nodes.flatMap((node, index) => (decided[index]?.status === 'held' ? [] : [{ node, index }]));
+    // Where the undo rejoined, we may stand in line again: keep that place
+    // alive, and leave it if we give up (else it would take a handoff,
+    // reserved for nobody, until its lease ran out).
+    if (rejoin) for (const { index } of undone) position?.heard(index, 0);
+    await Promise.all(undone.map(({ node }) => node.ask(undo, deadline)));
   }
 
   #denial(keys: readonly string[], outcomes: readonly NodeOutcome[], contended: () => Error): Error {

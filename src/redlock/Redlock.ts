@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from '../lock/errors.js';
+import { InvalidArgumentError } from '../shared/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
-import { describe } from '../lock/validate.js';
+import { describe } from '../shared/describe.js';
 import { assertClient, isClient } from '../node/assertClient.js';
 import { LockNode } from '../node/LockNode.js';
 import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';

@@ -1,5 +1,5 @@
 import { renewalOutcome, type RenewalsOutcome } from '../node/LockNode.js';
-import type { NodeOutcome } from '../node/outcome.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import { verdict } from './quorum.js';
 
 /**

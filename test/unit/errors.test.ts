@@ -14,7 +14,7 @@ import {
   ReplicaSyncError,
   ValidityExhaustedError,
 } from '../../src/index.js';
-import type { NodeOutcome } from '../../src/node/outcome.js';
+import type { NodeOutcome } from '../../src/shared/outcome.js';
 
 const outcomes: NodeOutcome[] = [{ node: 'a:1', status: 'held', ms: 1 }];
 const vote = { resources: ['r'], nodeCount: 1, quorum: 1, outcomes };

@@ -1,5 +1,5 @@
-import type { NodeOutcome } from '../node/outcome.js';
-import { countStatus } from '../node/outcome.js';
+import type { NodeOutcome } from './outcome.js';
+import { countStatus } from './outcome.js';
 
 /**
  * Stable error codes. Branch on `error.code`, never on messages.
