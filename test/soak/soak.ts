@@ -27,6 +27,7 @@ export interface SoakReport {
   readonly lostDuringFaults: number;
   readonly lostUnexplained: number;
   readonly acquireFailures: number;
+  readonly failureCodes: Record<string, number>;
   readonly heapAfterGcMb: readonly { readonly atS: number; readonly mb: number }[];
   readonly heapStartMb: number;
   readonly heapEndMb: number;
@@ -80,8 +81,12 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
   let lostUnexplained = 0;
   let faultUntil = 0;
   const faults: Record<string, number> = { pause: 0, stall: 0, kill: 0 };
-  const never = new AbortController().signal;
-  setMaxListeners(0, never);
+  const failureCodes: Record<string, number> = {};
+  const noteFailure = (error: unknown): void => {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    const name = typeof code === 'string' ? code : String(error).slice(0, 60);
+    failureCodes[name] = (failureCodes[name] ?? 0) + 1;
+  };
   const stop = new AbortController();
   const stopping = stop.signal;
   setMaxListeners(0, stopping);
@@ -114,9 +119,10 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
           } else if (!signal.aborted) {
             holdsCompleted++;
           }
-        }, { signal: never });
-      } catch {
+        });
+      } catch (error) {
         acquireFailures++;
+        noteFailure(error);
         await sleep(100);
       }
     }
@@ -126,11 +132,12 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
     const key = `soak:cycle:${index}`;
     while (running && cycles < targetCycles && elapsedS() < maxSeconds) {
       try {
-        const lock: Lock = await redlock.acquire(key, TTL_MS, { signal: never });
+        const lock: Lock = await redlock.acquire(key, TTL_MS);
         await lock.release();
         cycles++;
-      } catch {
+      } catch (error) {
         acquireFailures++;
+        noteFailure(error);
       }
     }
   };
@@ -186,7 +193,7 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
   const progress = setInterval(() => {
     const s = elapsedS();
     process.stderr.write(
-      `soak: ${s.toFixed(0)} s · ${cycles} cycles (${(cycles / s).toFixed(0)}/s) · held slots ${HELD} · holds done ${holdsCompleted} · lost ${lostDuringFaults} in faults, ${lostUnexplained} unexplained · acquire failures ${acquireFailures} · faults ${JSON.stringify(faults)}\n`,
+      `soak: ${s.toFixed(0)} s · ${cycles} cycles (${(cycles / s).toFixed(0)}/s) · held slots ${HELD} · holds done ${holdsCompleted} · lost ${lostDuringFaults} in faults, ${lostUnexplained} unexplained · acquire failures ${acquireFailures} ${JSON.stringify(failureCodes)} · faults ${JSON.stringify(faults)}\n`,
     );
   }, 5_000);
 
@@ -221,6 +228,7 @@ async function soak(targetCycles: number, maxSeconds: number): Promise<SoakRepor
     lostDuringFaults,
     lostUnexplained,
     acquireFailures,
+    failureCodes,
     heapAfterGcMb: heapSamples,
     heapStartMb: Math.round(heapStartMb * 10) / 10,
     heapEndMb: Math.round(heapEndMb * 10) / 10,
