@@ -1,5 +1,20 @@
 export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
+export {
+  RedisSemaphore,
+  RedlockSemaphore,
+  type PermitOptions,
+  type SemaphoreAcquireOptions,
+  type SemaphoreOptions,
+  type SemaphoreTryAcquireOptions,
+} from './semaphore/index.js';
+export {
+  RedisReadWriteLock,
+  RedlockReadWriteLock,
+  type ReadWriteLock,
+  type ReadWriteLockOptions,
+  type ReadWriteSide,
+} from './rwlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
 export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './shared/grant.js';
@@ -19,6 +34,7 @@ export {
   ErrorCode,
   InvalidArgumentError,
   isQuorumLockError,
+  LimitMismatchError,
   LockExpiredError,
   LockHeldError,
   LockLostError,
@@ -30,6 +46,7 @@ export {
   type QuorumLockErrorFor,
   QuorumUnreachableError,
   ReplicaSyncError,
+  UpgradeRefusedError,
   ValidityExhaustedError,
 } from './shared/errors.js';
 export type { NodeOutcome, NodeStatus } from './shared/outcome.js';

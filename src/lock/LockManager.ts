@@ -227,6 +227,16 @@ export abstract class LockManager implements Locker {
     return new Lock(this.#borrowedOps, keys, value, grant);
   }
 
+  /**
+   * A handle of this locker for keys the nodes already hold with `value`
+   * under another primitive's terms, taken over by this locker's extend (a
+   * writer downgraded to a reader): validity as for an extend.
+   */
+  protected async takeOver(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Lock> {
+    const grant = await this.#observedExtend(keys, value, ttlMs, remainingMs);
+    return new Lock(this.#ops, keys, value, grant);
+  }
+
   /** A further hold when the caller's context already holds the keys through this locker (see reentry/). */
   #reenterHeld(keys: readonly string[], ttlMs: number, signal: AbortSignal | undefined): Lock | Promise<Lock> | undefined {
     return this.settings.reentrant ? reenterHeld(this.#ops, keys, ttlMs, signal, this.settings) : undefined;
@@ -337,7 +347,7 @@ export abstract class LockManager implements Locker {
    * fewer before the caller has its lock.
    */
   #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Lock | Promise<never> {
-    const lock = new Lock(this.#ops, keys, value, grant);
+    const lock = new Lock(this.#ops, grant.keys ?? keys, value, grant);
     if (!signal?.aborted) return lock;
     return lock.release().then(() => {
       throw new AbortedError(signal.reason);

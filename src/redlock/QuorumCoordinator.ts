@@ -48,8 +48,29 @@ import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
 /**
+ * The node requests of a primitive other than the mutex (a semaphore's):
+ * how it takes and extends its keys on one node. The vote, validity, undo,
+ * release on every node and the errors stay the engine's, so every primitive
+ * keeps the Redlock rules.
+ */
+export interface PrimitiveRequests {
+  /** With fencing, a granting node's outcome carries its tokens. */
+  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, FencedOutcome>;
+  extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  /**
+   * Release, and the undo of a failed attempt. Absent: the mutex's
+   * compare-and-delete of every key that holds the value, which leaves any
+   * other key alone (a semaphore's limit record).
+   */
+  release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
+  /** With fencing: writes the quorum's largest tokens back (default: the mutex's, on every key). */
+  fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<unknown, NodeOutcome>;
+}
+
+/**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
- * lock, so RedisLock and Redlock share every line of it.
+ * lock, so RedisLock and Redlock share every line of it; other primitives
+ * bring their own node requests (PrimitiveRequests) and share the rest.
  */
 export class QuorumCoordinator extends LockManager {
   /** The nodes, in the order given. */
@@ -63,10 +84,13 @@ export class QuorumCoordinator extends LockManager {
   readonly #deadlines: DeadlineQueue;
   /** The nodes whose keys need checking (cluster clients): usually none. */
   readonly #keyCheckers: readonly NodeBackend[];
+  /** Undefined for the mutex, whose requests also serve its wait lines and fencing. */
+  readonly #requests: PrimitiveRequests | undefined;
 
-  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
+  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests?: PrimitiveRequests) {
     super(settings);
     this.nodes = nodes;
+    this.#requests = requests;
     this.quorum = quorumFor(nodes.length);
     this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
     this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
@@ -130,11 +154,13 @@ export class QuorumCoordinator extends LockManager {
     const attempt = position?.startAttempt(startedAt);
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
-      position
-        ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
-        : fencing
-          ? acquireFencedRequest(keys, value, ttlMs)
-          : acquireRequest(keys, value, ttlMs),
+      this.#requests
+        ? this.#requests.acquire(keys, value, ttlMs)
+        : position
+          ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
+          : fencing
+            ? acquireFencedRequest(keys, value, ttlMs)
+            : acquireRequest(keys, value, ttlMs),
       timeoutMs,
     );
     const result = await vote(this.nodes, this.quorum, request, deadline);
@@ -154,7 +180,8 @@ export class QuorumCoordinator extends LockManager {
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
         const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
-        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs), fenceDeadline);
+        const fence = this.#requests?.fence?.(keys, value, tokens) ?? fenceRequest(keys, value, tokens);
+        const written = await vote(this.nodes, this.quorum, this.#synced(fence, timeoutMs), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -217,7 +244,8 @@ export class QuorumCoordinator extends LockManager {
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
+    const request = this.#requests ? this.#requests.extend(keys, value, ttlMs) : extendRequest(keys, value, ttlMs);
+    const result = await vote(this.nodes, this.quorum, this.#synced(request, timeoutMs), deadline);
     if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
@@ -235,6 +263,12 @@ export class QuorumCoordinator extends LockManager {
    * could least afford them.
    */
   protected renewOnNodes(renewals: readonly Renewal[]): void {
+    if (this.#requests) {
+      // Another primitive's keys (semaphore slots, read-write sides) are extended by its own
+      // script: extendMany knows only the mutex's. Its holders share the one timer, not the batches.
+      for (const r of renewals) this.extendOnNodes(r.keys, r.value, r.ttlMs, r.remainingMs).then(r.resolve, r.reject);
+      return;
+    }
     const timeoutMs = this.settings.nodeTimeoutMs;
     const usual: Renewal[] = [];
     const hurried: Renewal[] = [];
@@ -303,8 +337,9 @@ export class QuorumCoordinator extends LockManager {
   protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
-    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
+    const own = this.#requests?.release?.(keys, value);
+    const request = own ?? releaseRequest(keys, value, this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain');
+    const result = await vote(this.nodes, this.quorum, request, deadline);
     return new DecidedRelease(nodes, result);
   }
 
@@ -325,7 +360,7 @@ export class QuorumCoordinator extends LockManager {
   ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
-    const undo = releaseRequest(keys, value, 'none', rejoin);
+    const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'none', rejoin);
     const undone = this.nodes.flatMap((node, index) => (decided[index]?.status === 'held' ? [] : [{ node, index }]));
     // Where the undo rejoined, we may stand in line again: keep that place
     // alive, and leave it if we give up (else it would take a handoff,

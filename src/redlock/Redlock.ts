@@ -20,7 +20,7 @@ export class Redlock extends QuorumCoordinator {
   }
 }
 
-function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
+export function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
     // An ioredis client describes itself as an EventEmitter, which would hide the slip.
     const got = isClient(clients)

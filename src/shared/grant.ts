@@ -3,6 +3,8 @@ import type { NodeOutcome } from './outcome.js';
 
 /** What a successful acquire or extend gives the Lock handle. */
 export interface Grant {
+  /** The keys taken, when a primitive takes others than the resources asked for (a semaphore's permit slots). */
+  readonly keys?: readonly string[];
   /** Monotonic ms on the locker's clock until which the lock is valid. */
   readonly validUntil: number;
   /** The TTL the keys were given; for a lock re-entered by its value, the smallest PTTL of the quorum. */

@@ -28,6 +28,8 @@ const REDIS_5_COMMANDS = new Set([
   'ZRANGE',
   'ZSCORE',
   'ZCARD',
+  // The read-write lock's readers (Redis 2.2).
+  'ZREMRANGEBYSCORE',
 ]);
 const SET_ARGUMENTS_IN_REDIS_5 = new Set(['PX', 'NX', 'XX', 'EX']);
 
