@@ -13,6 +13,9 @@ export type MetricId =
   | 'waitP99Ms'
   | 'cmdsPerCycle'
   | 'cpuUsPerCycle'
+  | 'cpuPct'
+  | 'redisUsPerCycle'
+  | 'loopTurnsPerCycle'
   | 'reqsPerCycle'
   | 'jain'
   | 'minMaxShare'
@@ -74,6 +77,27 @@ export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
       "the bench process's CPU time (user + system) per cycle: the library's own work, ioredis's and the socket system calls; the redis-servers are other processes",
     better: 'lower',
     digits: 1,
+  },
+  cpuPct: {
+    heading: 'CPU %',
+    description:
+      "the bench process's CPU time over the wall time while that contender ran, in % of one core: below 100 the client waited (on Redis, a timer or the socket) rather than worked",
+    better: 'higher',
+    digits: 0,
+  },
+  redisUsPerCycle: {
+    heading: 'Redis µs/cycle',
+    description:
+      "the redis-server processes' own CPU time per cycle, summed over nodes (INFO cpu used_cpu_user + used_cpu_sys deltas): the commands and the server's socket reads and writes",
+    better: 'lower',
+    digits: 1,
+  },
+  loopTurnsPerCycle: {
+    heading: 'turns/cycle',
+    description:
+      "turns of the bench process's event loop per cycle (libuv's loop count): a lock that waits a tick, a timer or an immediate between its steps takes more of them",
+    better: 'lower',
+    digits: 3,
   },
   reqsPerCycle: {
     heading: 'reqs/cycle',

@@ -58,7 +58,8 @@ const FULL: Record<string, { rounds: number; budget: Budget; warmup: Budget; mix
     mixedPasses: 200,
   },
   'parallel-64': {
-    rounds: 8,
+    // 15 rounds: the median and its min–max hold still on this shared machine (issue #30 measured with 15).
+    rounds: 15,
     budget: { maxCycles: 100_000, maxMs: 250, drainMs: 0 },
     warmup: { maxCycles: 50_000, maxMs: 150, drainMs: 0 },
   },

@@ -14,7 +14,7 @@ import { Progress } from './progress.js';
 import { type ContenderResult, emptyResult, type ScenarioResult, type TopologyResult } from './results.js';
 import type { Budget, Scenario } from './scenarios/index.js';
 import { mixedP50s } from './scenarios/mixed.js';
-import { difference, snapshot, totalCalls, type CommandStats } from './serverStats.js';
+import { difference, serverCpuUs, snapshot, totalCalls, type CommandStats } from './serverStats.js';
 import { median } from './stats.js';
 import { formatMetric } from './report/format.js';
 
@@ -161,9 +161,11 @@ async function measure(
   ttlMs: number,
 ): Promise<Outcome> {
   const before = await snapshot(admins);
+  const serverCpuBefore = await serverCpuUs(admins);
   const requestsBefore = entrant.group.requests();
   const measured = await scenario.run({ locker: entrant.locker, keyPrefix, ttlMs, budget });
   const requests = entrant.group.requests() - requestsBefore;
+  const serverCpu = (await serverCpuUs(admins)) - serverCpuBefore;
   const commands = difference(before, await snapshot(admins));
   const cycles = measured.cyclesTotal;
   return {
@@ -171,6 +173,7 @@ async function measure(
       ...measured.sample,
       reqsPerCycle: cycles > 0 ? requests / cycles : Number.NaN,
       cmdsPerCycle: cycles > 0 ? totalCalls(commands) / cycles : Number.NaN,
+      redisUsPerCycle: cycles > 0 ? serverCpu / cycles : Number.NaN,
     },
     cycles,
     commands,

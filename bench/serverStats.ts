@@ -43,6 +43,21 @@ export function totalCalls(stats: CommandStats): number {
   return calls;
 }
 
+const CPU = /^used_cpu_(?:user|sys):([\d.]+)/gm;
+
+/**
+ * CPU time the servers' processes used so far, in µs, summed over nodes
+ * (INFO cpu): running commands and their socket reads and writes. Not the
+ * commandstats usec: a script's there includes the commands it ran, which
+ * are counted again under their own names.
+ */
+export async function serverCpuUs(admins: readonly Redis[]): Promise<number> {
+  const texts = await Promise.all(admins.map((admin) => admin.info('cpu')));
+  let seconds = 0;
+  for (const text of texts) for (const [, value = '0'] of text.matchAll(CPU)) seconds += Number(value);
+  return seconds * 1e6;
+}
+
 /** Redis version of the first node, for the report. */
 export async function redisVersion(admin: Redis): Promise<string> {
   const text = await admin.info('server');

@@ -40,3 +40,23 @@ export function speedup(c: ContenderResult, reference: ContenderResult | undefin
   const r = ratio(c, reference, metric);
   return METRICS[metric].better === 'lower' ? 1 / r : r;
 }
+
+/** The smallest and largest of `c`'s rounds on `metric` (NaN when it has none). */
+export function roundRange(c: ContenderResult, metric: MetricId): [number, number] {
+  return spread(c.rounds.map((sample) => sample[metric] ?? Number.NaN));
+}
+
+/**
+ * The smallest and largest ratio of `c` to `reference` within one round:
+ * contenders take turns inside a round, so each round's ratio compares them
+ * on about the same machine, however much the machine drifted between rounds.
+ */
+export function roundRatioRange(c: ContenderResult, reference: ContenderResult | undefined, metric: MetricId): [number, number] {
+  if (reference === undefined) return [Number.NaN, Number.NaN];
+  return spread(c.rounds.map((sample, round) => (sample[metric] ?? Number.NaN) / (reference.rounds[round]?.[metric] ?? Number.NaN)));
+}
+
+function spread(values: readonly number[]): [number, number] {
+  const finite = values.filter(Number.isFinite);
+  return finite.length === 0 ? [Number.NaN, Number.NaN] : [Math.min(...finite), Math.max(...finite)];
+}

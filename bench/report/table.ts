@@ -1,8 +1,8 @@
 /** The terminal report: one table per topology and scenario. */
-import { METRICS } from '../metrics.js';
+import { METRICS, type MetricId } from '../metrics.js';
 import type { ContenderResult, RunResult, ScenarioResult } from '../results.js';
 import { formatMetric, formatRatio } from './format.js';
-import { bestPeer, floorOf, ratio } from './ratios.js';
+import { bestPeer, floorOf, ratio, roundRange, roundRatioRange } from './ratios.js';
 
 export function contenderLabel(c: ContenderResult): string {
   const variant = c.role === 'peer' ? ` (${c.variant})` : '';
@@ -25,18 +25,24 @@ function renderScenario(nodes: number, scenario: ScenarioResult): string {
   const headline = METRICS[scenario.headline].heading;
   // Only where a contender was cut off: its numbers cover part of the work.
   const status = scenario.contenders.some((c) => c.unfinished !== undefined);
+  // With several rounds, the spread beside the median: a noisy machine moves single rounds a lot.
+  const ranged = scenario.rounds > 1;
   const header = [
     'contender',
     ...scenario.columns.map((id) => METRICS[id].heading),
+    ...(ranged ? [`${headline} min–max`] : []),
     `${headline} ×floor`,
     `${headline} ×best peer`,
+    ...(ranged ? ['×best peer min–max (per round)'] : []),
     ...(status ? ['status'] : []),
   ];
   const rows = scenario.contenders.map((c) => [
     `${c === peer ? '*' : ' '} ${contenderLabel(c)}`,
     ...scenario.columns.map((id) => formatMetric(id, c.median[id])),
+    ...(ranged ? [formatRange(scenario.headline, roundRange(c, scenario.headline))] : []),
     formatRatio(ratio(c, floor, scenario.headline)),
     formatRatio(ratio(c, peer, scenario.headline)),
+    ...(ranged ? [c === peer ? '' : formatRatioRange(roundRatioRange(c, peer, scenario.headline))] : []),
     ...(status ? [c.unfinished ?? 'finished'] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -56,4 +62,12 @@ function renderScenario(nodes: number, scenario: ScenarioResult): string {
     ...(scenario.footnotes ?? []).map((note) => `  ${note}`),
     '',
   ].join('\n');
+}
+
+function formatRange(metric: MetricId, [min, max]: [number, number]): string {
+  return Number.isFinite(min) ? `${formatMetric(metric, min)}–${formatMetric(metric, max)}` : '–';
+}
+
+function formatRatioRange([min, max]: [number, number]): string {
+  return Number.isFinite(min) ? `${formatRatio(min)}–${formatRatio(max)}` : '–';
 }

@@ -10,3 +10,9 @@ export const now = (): number => performance.now();
  * one machine compare (bench/procs checks how far they disagree).
  */
 export const sharedNow = (): number => performance.timeOrigin + performance.now();
+
+/** libuv's count of event-loop turns so far (Node 20.18+, 22.8+); NaN where Node does not report it. */
+export function loopTurns(): number {
+  const timing = performance.nodeTiming as { uvMetricsInfo?: { loopCount: number } };
+  return timing.uvMetricsInfo?.loopCount ?? Number.NaN;
+}

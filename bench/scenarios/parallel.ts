@@ -3,7 +3,7 @@
  * clients: how many lock cycles per second one process gets through.
  */
 import { setMaxListeners } from 'node:events';
-import { now } from './clock.js';
+import { loopTurns, now } from './clock.js';
 import type { Scenario } from './types.js';
 
 export const WORKERS = 64;
@@ -13,7 +13,8 @@ export const parallel: Scenario = {
   title: `${WORKERS} concurrent workers, distinct keys`,
   kind: 'uncontended',
   headline: 'cyclesPerSec',
-  columns: ['cyclesPerSec', 'cpuUsPerCycle', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
+  // What a cycle costs the client, whether the client kept working, and what it cost Redis: issue #30's three tells.
+  columns: ['cyclesPerSec', 'cpuUsPerCycle', 'cpuPct', 'loopTurnsPerCycle', 'redisUsPerCycle', 'reqsPerCycle', 'cmdsPerCycle', 'errors'],
   async run({ locker, keyPrefix, ttlMs, budget }) {
     const never = new AbortController().signal;
     // Every worker's acquire may listen on it at once (a retry after a node timeout does).
@@ -23,6 +24,7 @@ export const parallel: Scenario = {
     let errors = 0;
     const started = now();
     const cpuAtStart = process.cpuUsage();
+    const turnsAtStart = loopTurns();
     const end = started + budget.maxMs;
     const worker = async (index: number): Promise<void> => {
       const key = `${keyPrefix}:w${index}`;
@@ -43,8 +45,16 @@ export const parallel: Scenario = {
     await Promise.all(Array.from({ length: WORKERS }, (_, index) => worker(index)));
     const elapsedMs = now() - started;
     const cpu = process.cpuUsage(cpuAtStart);
+    const cpuUs = cpu.user + cpu.system;
+    const perCycle = (total: number): number => total / Math.max(1, cycles);
     return {
-      sample: { cyclesPerSec: (cycles / elapsedMs) * 1000, cpuUsPerCycle: (cpu.user + cpu.system) / Math.max(1, cycles), errors },
+      sample: {
+        cyclesPerSec: (cycles / elapsedMs) * 1000,
+        cpuUsPerCycle: perCycle(cpuUs),
+        cpuPct: cpuUs / 10 / elapsedMs,
+        loopTurnsPerCycle: perCycle(loopTurns() - turnsAtStart),
+        errors,
+      },
       cyclesTotal: cycles,
     };
   },

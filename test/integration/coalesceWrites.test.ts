@@ -81,6 +81,22 @@ describe('coalesced writes', () => {
     }
   });
 
+  it('writes every 32 commands held back in one tick, not only when it ends', async () => {
+    const [client] = clients as [Redis];
+    const locker = new RedisLock(client, patient);
+    const writes = countWrites(client);
+    try {
+      const locks = await Promise.all(Array.from({ length: 70 }, (_, i) => locker.acquire(`coalesce:many${i}`, 10_000)));
+      // Two at once, then 32 + 32 held back and written as each batch filled
+      // (Redis starts on them while the tick goes on), and the last 4 when it ends.
+      expect([writes.count, writes.inline]).toEqual([5, 2]);
+      const released = await Promise.all(locks.map((lock) => lock.release()));
+      expect(released.map((r) => r.released)).toEqual(locks.map(() => 1));
+    } finally {
+      writes.restore();
+    }
+  });
+
   it('writes a lone command at once, not at the end of the tick', async () => {
     const [client] = clients as [Redis];
     const locker = new RedisLock(client, patient);
