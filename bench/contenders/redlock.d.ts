@@ -28,5 +28,11 @@ declare module 'redlock' {
   export default class Redlock extends EventEmitter {
     constructor(clients: Iterable<Redis | Cluster>, settings?: Partial<Settings>);
     acquire(resources: string[], duration: number, settings?: Partial<Settings>): Promise<Lock>;
+    /** Extends the lock `automaticExtensionThreshold` ms before it expires while `routine` runs (bench/held). */
+    using<T>(resources: string[], duration: number, routine: (signal: RedlockAbortSignal) => Promise<T>): Promise<T>;
+  }
+
+  export interface RedlockAbortSignal extends AbortSignal {
+    error?: Error;
   }
 }

@@ -6,6 +6,7 @@ import type { LockOperations } from './LockOperations.js';
 import type { LockedRoutine } from './Locker.js';
 import { releaseAtEnd } from './releaseAtEnd.js';
 import { runHolding } from './reentry/HoldContext.js';
+import { sharedTimerFor, TimedTask } from './SharedTimer.js';
 import { assertTtl } from './validate.js';
 
 /** Marks a lock released before anyone asked for the reason. */
@@ -27,7 +28,8 @@ export class Lock {
   #holds = 1;
   readonly #ops: LockOperations;
   #controller: AbortController | undefined;
-  #expiryTimer: NodeJS.Timeout | undefined;
+  /** On the process's shared timer, once the signal was read. */
+  #expiry: TimedTask | undefined;
   #ended: QuorumLockError | typeof RELEASED | undefined;
   #release: Promise<ReleaseResult> | undefined;
   readonly #contended: boolean;
@@ -130,7 +132,19 @@ export class Lock {
    * Resets the TTL on a quorum of nodes; validity is counted again from this
    * call's start. Fails without a round trip once the lock has expired here.
    */
-  async extend(ttlMs: number): Promise<this> {
+  extend(ttlMs: number): Promise<this> {
+    return this.#extendBy(ttlMs, this.#ops.extend);
+  }
+
+  /**
+   * @internal An extend by the auto-extender: the same, sent together with
+   * the other locks' renewals that fall due now (LockOperations.renew).
+   */
+  renew(ttlMs: number): Promise<this> {
+    return this.#extendBy(ttlMs, this.#ops.renew);
+  }
+
+  async #extendBy(ttlMs: number, send: LockOperations['extend']): Promise<this> {
     assertTtl(ttlMs);
     if (this.#ended) throw this.#endReason();
     if (this.remainingMs() <= 0) {
@@ -143,7 +157,7 @@ export class Lock {
     this.#claim = undefined;
     const startedAt = this.#ops.clock.now();
     try {
-      grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
+      grant = await send(this.resources, this.value, ttlMs, this.remainingMs());
     } catch (error) {
       if (mayHaveLanded(error)) this.#mayOutliveValidity = true;
       if (error instanceof LockLostError) {
@@ -209,7 +223,7 @@ export class Lock {
   #end(reason: QuorumLockError | typeof RELEASED): void {
     if (!this.#ended) {
       this.#ended = reason;
-      clearTimeout(this.#expiryTimer);
+      if (this.#expiry) sharedTimerFor(this.#ops.clock).cancel(this.#expiry);
       if (reason !== RELEASED && !this.#release && this.#mayOutliveValidity) {
         this.#claim?.send();
         this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended);
@@ -227,17 +241,16 @@ export class Lock {
   }
 
   #scheduleExpiry(): void {
-    clearTimeout(this.#expiryTimer);
     const remaining = this.remainingMs();
     if (remaining <= 0) {
       this.#end(new LockExpiredError(this.resources));
       return;
     }
-    this.#expiryTimer = setTimeout(() => {
+    this.#expiry ??= new TimedTask(() => {
       if (this.remainingMs() <= 0) this.#end(new LockExpiredError(this.resources));
       else this.#scheduleExpiry();
-    }, Math.ceil(remaining));
-    this.#expiryTimer.unref();
+    });
+    sharedTimerFor(this.#ops.clock).schedule(this.#expiry, this.#validUntil);
   }
 }
 

@@ -28,6 +28,7 @@ import { holdWhile } from './reentry/holdWhile.js';
 import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
 import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
+import { type Renewal, RenewalBatch } from './RenewalBatch.js';
 import { assertFunction, assertLockValue, assertTtl, normalizeResources, type Resources } from './validate.js';
 
 /**
@@ -44,6 +45,7 @@ export abstract class LockManager implements Locker {
   };
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
+  readonly #renewals = new RenewalBatch((renewals) => this.renewOnNodes(renewals));
   /** What acquire() does without options, resolved once. */
   readonly #defaultPolicy: ResolvedAcquire;
 
@@ -54,6 +56,7 @@ export abstract class LockManager implements Locker {
       owner: this,
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
+      renew: (keys, value, ttlMs, remainingMs) => this.#observedRenew(keys, value, ttlMs, remainingMs),
       release: (keys, value, contended) => this.#observedRelease(keys, value, contended),
       passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
@@ -80,6 +83,11 @@ export abstract class LockManager implements Locker {
   ): Promise<Grant>;
   /** Rejects with LockLostError, QuorumUnreachableError or ValidityExhaustedError. */
   protected abstract extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
+  /**
+   * Extends every lock of the batch as extendOnNodes would, sending one
+   * request per node for all of them; answers each renewal on its own.
+   */
+  protected abstract renewOnNodes(renewals: readonly Renewal[]): void;
   /** Never rejects: node failures are reported in the result. */
   protected abstract releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
   /**
@@ -253,6 +261,11 @@ export abstract class LockManager implements Locker {
     return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () =>
       this.extendOnNodes(keys, value, ttlMs, remainingMs),
     );
+  }
+
+  #observedRenew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
+    if (!channels.extend.hasSubscribers) return this.#renewals.add(keys, value, ttlMs, remainingMs);
+    return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () => this.#renewals.add(keys, value, ttlMs, remainingMs));
   }
 
   // Not async: an async function that returns a promise costs its caller two

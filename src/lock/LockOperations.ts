@@ -13,6 +13,11 @@ export interface LockOperations {
   validUntilAfterExtend(ttlMs: number, startedAt: number): number;
   /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
   extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
+  /**
+   * An extend like the above, sent with the other renewals asked for in the
+   * same tick: one request per node for all of them (see RenewalBatch).
+   */
+  renew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /** `contended`: see Grant.contended (absent: true, the safe side). */
   release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
   /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */

@@ -2,6 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../shared/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
+import type { RenewalEntry } from '../scripts/extendMany.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
 import { LateWrites } from './LateWrites.js';
@@ -45,8 +46,8 @@ export interface NodeRequest<T, O extends NodeOutcome> {
    * out once it connects, in order: the undo of an acquire must follow it.
    */
   readonly awaitsConnection?: true;
-  /** The lock value whose keys this request may write (acquire, extend, fence): see LateWrites. */
-  readonly writes?: string;
+  /** The lock value (or a batch's values) whose keys this request may write (acquire, extend, fence, renewals): see LateWrites. */
+  readonly writes?: string | readonly string[];
   /** The lock value whose keys this request releases: `afterLateWrite` is sent after the lock's late writes. */
   readonly releases?: string;
   /** A plain release of the same keys (no rejoin of a wait line): what follows a late write. */
@@ -114,6 +115,39 @@ export function fenceRequest(keys: readonly string[], value: string, tokens: rea
 
 export function extendRequest(keys: readonly string[], value: string, ttlMs: number): NodeRequest<boolean, NodeOutcome> {
   return { writes: value, send: (backend) => backend.extend(keys, value, ttlMs), interpret: okOrHeld, describe: plainOutcome };
+}
+
+export interface RenewalsOutcome extends NodeOutcome {
+  /** With status `ok`: whether each lock of the batch was extended, in order. */
+  readonly extended?: readonly boolean[];
+}
+
+/**
+ * Many locks' extends in one request per node (NodeBackend.extendMany): the
+ * request is `ok` once the node answered for all of them; renewalOutcome
+ * tells each lock its own.
+ */
+export function extendManyRequest(entries: readonly RenewalEntry[]): NodeRequest<readonly boolean[], RenewalsOutcome> {
+  return {
+    writes: entries.map((entry) => entry.value),
+    send: (backend) =>
+      backend.extendMany
+        ? backend.extendMany(entries)
+        : Promise.all(entries.map((entry) => backend.extend(entry.keys, entry.value, entry.ttlMs))),
+    interpret: () => 'ok',
+    describe: (node, status, ms, extended, error): RenewalsOutcome =>
+      status === 'ok' && extended !== undefined ? { node, status, ms, extended } : plainOutcome(node, status, ms, undefined, error),
+  };
+}
+
+/**
+ * The `index`-th lock's outcome in a batch: the node's answer for it, or the
+ * batch's error or timeout, which counts against every lock of the batch.
+ */
+export function renewalOutcome(batch: RenewalsOutcome, index: number): NodeOutcome {
+  const { node, status, ms, extended, error } = batch;
+  if (status === 'ok') return { node, status: extended?.[index] === true ? 'ok' : 'held', ms };
+  return error ? { node, status, ms, error } : { node, status, ms };
 }
 
 /** Steps out of the wait lines (NodeBackend.leave); nothing to do on a node without them. */
@@ -274,7 +308,7 @@ export class LockNode {
       deliver(request.describe(this.name, status, clock.now() - deadline.sentAt, reply, error));
     };
     if (this.#lateWrites.size > 0) {
-      if (request.writes !== undefined) this.#lateWrites.rewrite(request.writes);
+      for (const value of writtenValues(request)) this.#lateWrites.rewrite(value);
       const afterLateWrite = request.afterLateWrite;
       if (request.releases !== undefined && afterLateWrite !== undefined) {
         this.#lateWrites.releaseAfter(request.releases, () => afterLateWrite(this.backend));
@@ -302,8 +336,13 @@ export class LockNode {
 
   /** A write given up on may still run: the lock's release is sent again after it (LateWrites). */
   #trackLate(request: NodeRequest<unknown, NodeOutcome>, pending: Promise<unknown>): void {
-    if (request.writes !== undefined) this.#lateWrites.track(request.writes, pending);
+    for (const value of writtenValues(request)) this.#lateWrites.track(value, pending);
   }
+}
+
+function writtenValues(request: NodeRequest<unknown, NodeOutcome>): readonly string[] {
+  const writes = request.writes;
+  return writes === undefined ? [] : typeof writes === 'string' ? [writes] : writes;
 }
 
 /** Gives up on a connecting node at the call's deadline or signal; returns what stops the wait. */

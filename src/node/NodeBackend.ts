@@ -1,5 +1,5 @@
 import type { NodeConnectionError } from '../shared/errors.js';
-import type { LineEntry, LinePlace, LineReply, LuaScript } from '../scripts/index.js';
+import type { LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
@@ -42,6 +42,11 @@ export interface NodeBackend {
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
   /** True when every key still held `value` and got the new TTL. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Many locks' extends at once, each as extend() would: true or false per
+   * entry, in order. Backends without it get one extend() per entry.
+   */
+  extendMany?(entries: readonly RenewalEntry[]): Promise<boolean[]>;
   /**
    * How many keys still held `value` (marked by a waiter or not) and were
    * deleted; a deleted key with a wait line goes to its head. `announce`

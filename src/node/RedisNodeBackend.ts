@@ -5,6 +5,7 @@ import {
   acquireFenced,
   acquireInLine,
   extend,
+  extendMany,
   fence,
   keepalive,
   leave,
@@ -14,6 +15,7 @@ import {
   type LineReply,
   type Rejoin,
   release,
+  type RenewalEntry,
   type ScriptClient,
   type SetClient,
   verify,
@@ -21,7 +23,7 @@ import {
 import { RedisPubSub } from './RedisPubSub.js';
 import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
-import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
+import { assertFencingKeysShareSlot, assertSameHashSlot, bySlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 import { SyncConnections } from './SyncConnections.js';
 
@@ -44,6 +46,7 @@ export class RedisNodeBackend implements NodeBackend {
   readonly synced: (<T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
+  private readonly keyPrefix: string;
   readonly pubSub: RedisPubSub;
 
   constructor(
@@ -53,6 +56,7 @@ export class RedisNodeBackend implements NodeBackend {
     this.scripts = client as unknown as ScriptClient & SetClient;
     const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
     this.isCluster = client.isCluster === true;
+    this.keyPrefix = keyPrefix;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     if (this.isCluster) {
       this.synced = undefined;
@@ -102,6 +106,21 @@ export class RedisNodeBackend implements NodeBackend {
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     this.coalesce();
     return extend(this.scripts, keys, value, ttlMs);
+  }
+
+  /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). */
+  extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
+    this.coalesce();
+    if (!this.isCluster) return extendMany(this.scripts, entries);
+    const groups = bySlot(entries, (entry) => this.keyPrefix + (entry.keys[0] as string));
+    const results = new Array<boolean>(entries.length);
+    const calls = [...groups.values()].map((indexes) =>
+      extendMany(
+        this.scripts,
+        indexes.map((index) => entries[index] as RenewalEntry),
+      ).then((held) => indexes.forEach((index, i) => (results[index] = held[i] === true))),
+    );
+    return Promise.all(calls).then(() => results);
   }
 
   verify(keys: readonly string[], value: string): Promise<number> {

@@ -34,3 +34,15 @@ export function assertFencingKeysShareSlot(keys: readonly string[], argument: st
     }
   });
 }
+
+/** The indexes of `items` grouped by the hash slot of each one's key, in order within each slot. */
+export function bySlot<T>(items: readonly T[], keyOf: (item: T) => string): Map<number, number[]> {
+  const groups = new Map<number, number[]>();
+  items.forEach((item, index) => {
+    const slot = calculateSlot(keyOf(item));
+    const group = groups.get(slot);
+    if (group) group.push(index);
+    else groups.set(slot, [index]);
+  });
+  return groups;
+}

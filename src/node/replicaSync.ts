@@ -50,7 +50,7 @@ export function syncedRequest<T, O extends NodeOutcome>(
   request: NodeRequest<T, O>,
   replicas: number,
   timeoutMs: number,
-  value: string,
+  value: string | readonly string[],
 ): NodeRequest<SyncedReply<T>, O> {
   return {
     awaitsConnection: request.awaitsConnection,

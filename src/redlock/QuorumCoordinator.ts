@@ -12,11 +12,14 @@ import { deferClaim } from '../shared/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
+import { RENEWALS_PER_CALL } from '../scripts/extendMany.js';
+import type { Renewal } from '../lock/RenewalBatch.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import {
   acquireFencedRequest,
   acquireInLineRequest,
   acquireRequest,
+  extendManyRequest,
   extendRequest,
   type FencedOutcome,
   fenceRequest,
@@ -35,6 +38,7 @@ import { syncedRequest, syncedTimeoutMs, waitTimeoutMs } from '../node/replicaSy
 import { largestTokens, standsOnQuorum } from './fencing.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
+import { RenewalTally } from './RenewalTally.js';
 import { channels } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
@@ -252,6 +256,59 @@ export class QuorumCoordinator extends LockManager {
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
 
+  /**
+   * One request per node for the whole batch (one script call per chunk of
+   * locks, one WAIT behind them with syncReplicas), and a vote per lock:
+   * each lock is granted or lost on its own, its validity counted from the
+   * batch's start; a node's error or timeout counts against every lock of
+   * the batch. Renewals that must be decided within less than the node
+   * timeout (little validity left, or a TTL that short) go in a batch of
+   * their own, whose timeout is the shortest validity among them: sent one
+   * by one, as extend() sends them, a process that fell behind (10,000 locks
+   * on a loaded machine) multiplied its requests by a hundred just when it
+   * could least afford them.
+   */
+  protected renewOnNodes(renewals: readonly Renewal[]): void {
+    if (this.#requests) {
+      // Another primitive's keys (semaphore slots, read-write sides) are extended by its own
+      // script: extendMany knows only the mutex's. Its holders share the one timer, not the batches.
+      for (const r of renewals) this.extendOnNodes(r.keys, r.value, r.ttlMs, r.remainingMs).then(r.resolve, r.reject);
+      return;
+    }
+    const timeoutMs = this.settings.nodeTimeoutMs;
+    const usual: Renewal[] = [];
+    const hurried: Renewal[] = [];
+    for (const renewal of renewals) (renewal.ttlMs >= timeoutMs && renewal.remainingMs >= timeoutMs ? usual : hurried).push(renewal);
+    if (usual.length > 0) this.#renewBatch(usual);
+    if (hurried.length > 0) this.#renewBatch(hurried);
+  }
+
+  #renewBatch(batch: readonly Renewal[]): void {
+    // A node runs a batch's script calls one after the other: each gets the
+    // node timeout. But a reply after a lock's validity cannot renew it without a gap.
+    let shortest = Infinity;
+    for (const renewal of batch) shortest = Math.min(shortest, renewal.remainingMs, renewal.ttlMs);
+    const perCall = this.settings.nodeTimeoutMs;
+    const batchTimeoutMs = Math.max(1, Math.floor(Math.min(Math.ceil(batch.length / RENEWALS_PER_CALL) * perCall, shortest)));
+    const deadline = new RequestDeadline(this.settings.clock, batchTimeoutMs, this.#deadlines);
+    const startedAt = deadline.sentAt;
+    const tally = new RenewalTally(this.nodes.length, this.quorum, batch.length, (index, granted, outcomes) => {
+      const renewal = batch[index] as Renewal;
+      const { keys, ttlMs } = renewal;
+      if (!granted) {
+        renewal.reject(this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
+        return;
+      }
+      try {
+        renewal.resolve(this.#extendedGrant(keys, ttlMs, startedAt, outcomes));
+      } catch (error) {
+        renewal.reject(error);
+      }
+    });
+    const request = this.#synced(extendManyRequest(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
+    for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));
+  }
+
   /** A quorum took the new TTL: validity from `startedAt`, or ValidityExhaustedError when none is left (extend and claim). */
   #extendedGrant(keys: readonly string[], ttlMs: number, startedAt: number, outcomes: readonly NodeOutcome[]): Grant {
     const until = validUntil(ttlMs, startedAt, this.settings);
@@ -331,7 +388,7 @@ export class QuorumCoordinator extends LockManager {
   }
 
   /** With `syncReplicas`, a grant counts once WAIT confirmed it; see replicaSync.ts for its timeouts. */
-  #synced<O extends NodeOutcome>(request: NodeRequest<unknown, O>, requestTimeoutMs: number, value: string): NodeRequest<unknown, O> {
+  #synced<O extends NodeOutcome>(request: NodeRequest<unknown, O>, requestTimeoutMs: number, value: string | readonly string[]): NodeRequest<unknown, O> {
     const sync = this.settings.syncReplicas;
     if (sync === undefined) return request;
     return syncedRequest(request, sync.replicas, waitTimeoutMs(requestTimeoutMs, this.settings.nodeTimeoutMs, sync), value);

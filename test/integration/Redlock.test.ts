@@ -194,7 +194,8 @@ describe('Redlock on 5 nodes', () => {
       await sleep(1_400);
       const heldThroughout = !signal.aborted && (await valuesOn(clients, 'job')).every((v) => v === lock.value);
       for (const i of [0, 2, 4]) await clients[i]!.del('job');
-      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      // A renewal may find the keys gone while the deletions are still being sent.
+      if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       return { heldThroughout, reason: signal.reason as unknown };
     });
     expect(outcome.heldThroughout).toBe(true);

@@ -1,7 +1,9 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode, InvalidArgumentError, RedisLock } from '../../src/index.js';
+import type { ExtendEvent } from '../../src/diagnostics/channels.js';
+import { ErrorCode, InvalidArgumentError, type Lock, RedisLock } from '../../src/index.js';
 import { patient } from '../support/patient.js';
+import { recordChannel } from '../support/recordChannel.js';
 import { type RedisClusterSet, startCluster } from '../support/RedisClusterSet.js';
 
 describe('RedisLock on a Redis Cluster client', () => {
@@ -80,4 +82,33 @@ describe('RedisLock on a Redis Cluster client', () => {
     });
     await lock.release();
   });
+
+  it('renews locks spread over many hash slots in batches (a script call per slot), and each keeps its keys', async () => {
+    const locker = new RedisLock(client, patient);
+    const keys = Array.from({ length: 30 }, (_, i) => `renew:${i}`);
+    const renewed = recordChannel<ExtendEvent>('quorumlock:extend');
+    let release: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held: Lock[] = [];
+    const routines = keys.map((key) =>
+      locker.using(key, 3_000, async (_signal, lock) => {
+        held.push(lock);
+        await done;
+      }),
+    );
+    try {
+      // Renewed at half the validity, so past the first TTL only if every renewal won.
+      await expect.poll(() => renewed.events.filter((e) => e.resources[0]?.startsWith('renew:')).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(30);
+      expect(renewed.events.every((e) => e.granted)).toBe(true);
+      for (const key of keys) expect(await client.pttl(key)).toBeGreaterThan(1_500);
+      expect(held.every((lock) => !lock.signal.aborted)).toBe(true);
+    } finally {
+      renewed.stop();
+      release();
+      await Promise.all(routines);
+    }
+  }, 20_000);
 });
+

@@ -1,4 +1,6 @@
+import type { Clock } from '../../clock/Clock.js';
 import { type AutoExtension, startAutoExtension } from '../autoExtend.js';
+import { sharedTimerFor } from '../SharedTimer.js';
 import type { Lock } from '../Lock.js';
 import type { LockedRoutine } from '../Locker.js';
 import { ReenteredLock } from './ReenteredLock.js';
@@ -6,6 +8,8 @@ import { ReenteredLock } from './ReenteredLock.js';
 export interface HoldSettings {
   readonly extendAtFraction: number;
   readonly reentrant: boolean;
+  /** The locker's clock: its locks' renewals run on the shared timer of that clock. */
+  readonly clock: Clock;
 }
 
 interface SharedExtension {
@@ -23,7 +27,7 @@ const extensions = new WeakMap<Lock, SharedExtension>();
  * rejects as the routine does: release() never rejects.
  */
 export async function holdWhile<T>(lock: Lock, routine: LockedRoutine<T>, settings: HoldSettings): Promise<T> {
-  const stopExtending = keepExtended(lock, settings.extendAtFraction);
+  const stopExtending = keepExtended(lock, settings);
   try {
     return await (settings.reentrant ? lock.scope(routine) : routine(lock.signal, lock));
   } finally {
@@ -38,13 +42,13 @@ export async function holdWhile<T>(lock: Lock, routine: LockedRoutine<T>, settin
  * would double the round trips, and the outer hold may be a plain acquire()
  * that extends nothing.
  */
-function keepExtended(lock: Lock, extendAtFraction: number): () => void {
+function keepExtended(lock: Lock, settings: HoldSettings): () => void {
   const shared = lock instanceof ReenteredLock ? lock.enclosing : lock;
   let share = extensions.get(shared);
   if (share) {
     share.users++;
   } else {
-    share = { users: 1, extension: startAutoExtension(shared, extendAtFraction) };
+    share = { users: 1, extension: startAutoExtension(shared, settings.extendAtFraction, sharedTimerFor(settings.clock)) };
     extensions.set(shared, share);
   }
   const mine = share;

@@ -12,6 +12,7 @@
 import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Resources, TryAcquireOptions, UsingOptions, AcquireOptions } from '../../../src/index.js';
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
 import type { Grant, ReleaseResult } from '../../../src/shared/grant.js';
+import type { Renewal } from '../../../src/lock/RenewalBatch.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';
@@ -118,6 +119,21 @@ export class ObservedRedlock extends Redlock {
 
   protected override extendOnNodes(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
     return this.#observe('extend', keys, value, ttlMs, () => super.extendOnNodes(keys, value, ttlMs, remainingMs));
+  }
+
+  /** using()'s renewals go to the nodes in batches; each is still one extend of its lock in the history. */
+  protected override renewOnNodes(renewals: readonly Renewal[]): void {
+    const observed = renewals.map((renewal): Renewal => {
+      let resolve: (grant: Grant) => void = () => undefined;
+      let reject: (error: unknown) => void = () => undefined;
+      const answered = new Promise<Grant>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      void this.#observe('extend', renewal.keys, renewal.value, renewal.ttlMs, () => answered).then(renewal.resolve, renewal.reject);
+      return { keys: renewal.keys, value: renewal.value, ttlMs: renewal.ttlMs, remainingMs: renewal.remainingMs, resolve, reject };
+    });
+    super.renewOnNodes(observed);
   }
 
   protected override async releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult> {

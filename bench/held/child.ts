@@ -1,0 +1,107 @@
+/**
+ * One measurement of the held scenario, in a process of its own (so that
+ * its heap, CPU and event loop are one library's alone): holds `count`
+ * locks, waits `settleMs`, measures `durationMs` of steady state, releases
+ * them all, prints one JSON line (HeldSample) and exits by itself.
+ * Run by bench/held/run.ts with --expose-gc.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { openAdminClient, openClients } from '../clients.js';
+import type { Library } from '../library.js';
+import { difference, snapshot } from '../serverStats.js';
+import { type HeldLibrary, makeHolder } from './holders.js';
+import type { HeldConfig, HeldSample } from './protocol.js';
+
+/** Acquires in flight at once while taking the locks (not measured). */
+const ACQUIRE_CONCURRENCY = 64;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+async function measure(config: HeldConfig): Promise<HeldSample> {
+  const lib = (await import(config.libraryUrl)) as Library;
+  const group = await openClients(config.urls);
+  const admins = await Promise.all(config.urls.map((url) => openAdminClient(url)));
+  try {
+    let lost = 0;
+    let stop: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    const holder = makeHolder(config.library as HeldLibrary, group.clients, lib);
+    const heapBefore = heapAfterGc();
+    const holds: ReturnType<typeof holder>[] = [];
+    for (let start = 0; start < config.count; start += ACQUIRE_CONCURRENCY) {
+      const wave = [];
+      for (let i = start; i < Math.min(config.count, start + ACQUIRE_CONCURRENCY); i++) {
+        const hold = holder(`${config.keyPrefix}:${i}`, config.ttlMs, stopped, () => lost++);
+        holds.push(hold);
+        wave.push(hold.held);
+      }
+      await Promise.all(wave);
+    }
+    await sleep(config.settleMs);
+
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    const heapStart = heapAfterGc();
+    const serverBefore = await Promise.all(admins.map((admin) => snapshot([admin])));
+    const requestsBefore = group.requests();
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    delay.enable();
+    await sleep(config.durationMs);
+    delay.disable();
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const requests = group.requests() - requestsBefore;
+    const serverAfter = await Promise.all(admins.map((admin) => snapshot([admin])));
+    const heapEnd = heapAfterGc();
+
+    const perNode = serverAfter.map((after, i) => difference(serverBefore[i] as typeof after, after));
+    const commands = perNode.map((stats) => [...stats.values()].reduce((sum, entry) => sum + entry.calls, 0));
+    // A renewal of one key on one node: PEXPIRE (quorumlock, redis-semaphore) or SET ... PX (node-redlock). No lock is taken in the window.
+    const renewals = perNode.map((stats) => (stats.get('pexpire')?.calls ?? 0) + (stats.get('set')?.calls ?? 0));
+    const nodes = config.urls.length;
+    const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+    stop();
+    const releaseErrors = (await Promise.all(holds.map((hold) => hold.done))).filter((error) => error !== undefined).length;
+    return {
+      library: config.library,
+      nodes,
+      count: config.count,
+      seconds,
+      reqsPerNodePerS: requests / nodes / seconds,
+      cmdsPerNodePerS: meanOf(commands) / seconds,
+      renewalsPerLockPerS: meanOf(renewals) / config.count / seconds,
+      reqsPer100Renewals: meanOf(renewals) > 0 ? (100 * requests) / nodes / meanOf(renewals) : Number.NaN,
+      cpuUsPerLockPerS: (cpu.user + cpu.system) / config.count / seconds,
+      cpuPercent: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
+      loopDelayP99Ms: delay.percentile(99) / 1e6,
+      loopDelayMaxMs: delay.max / 1e6,
+      heapBeforeMb: heapBefore / 2 ** 20,
+      heapStartMb: heapStart / 2 ** 20,
+      heapEndMb: heapEnd / 2 ** 20,
+      lost,
+      releaseErrors,
+    };
+  } finally {
+    group.close();
+    for (const admin of admins) admin.disconnect();
+  }
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as HeldConfig;
+measure(config).then(
+  (sample) => process.stdout.write(`${JSON.stringify(sample)}\n`),
+  (error: unknown) => {
+    process.stderr.write(`held child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

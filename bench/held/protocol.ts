@@ -1,0 +1,41 @@
+/** What bench/held/run.ts tells a child, and what the child prints back. */
+
+export interface HeldConfig {
+  readonly library: string;
+  readonly libraryUrl: string;
+  readonly urls: readonly string[];
+  readonly count: number;
+  readonly ttlMs: number;
+  /** After the last lock is held, before measuring. */
+  readonly settleMs: number;
+  readonly durationMs: number;
+  readonly keyPrefix: string;
+}
+
+export interface HeldSample {
+  readonly library: string;
+  readonly nodes: number;
+  readonly count: number;
+  readonly seconds: number;
+  /** Requests the library sent, per node per second (client side: every command its clients sent). */
+  readonly reqsPerNodePerS: number;
+  /** Commands each node ran per second, those inside scripts included (INFO commandstats). */
+  readonly cmdsPerNodePerS: number;
+  /** How often each lock was renewed per second, seen on the nodes (PEXPIRE or SET PX of its key). */
+  readonly renewalsPerLockPerS: number;
+  /** Requests per node for every 100 lock renewals on it: 100 when each renewal is a request of its own. */
+  readonly reqsPer100Renewals: number;
+  /** The process's CPU time (user + system) per held lock per second, in µs. */
+  readonly cpuUsPerLockPerS: number;
+  readonly cpuPercent: number;
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
+  /** Heap used after GC before any lock was taken, when the measurement started, and when it ended. */
+  readonly heapBeforeMb: number;
+  readonly heapStartMb: number;
+  readonly heapEndMb: number;
+  /** Locks the library said were lost while held (none should be: no fault is injected). */
+  readonly lost: number;
+  /** Releases that failed (node-redlock fails the release of a lock that expired). */
+  readonly releaseErrors: number;
+}

@@ -1,0 +1,56 @@
+/** The held scenario's terminal table and headline. */
+import type { HeldSample } from './protocol.js';
+
+const COLUMNS: readonly { heading: string; value: (s: HeldSample) => number; digits: number }[] = [
+  { heading: 'req/node/s', value: (s) => s.reqsPerNodePerS, digits: 1 },
+  { heading: 'cmd/node/s', value: (s) => s.cmdsPerNodePerS, digits: 0 },
+  { heading: 'renewals/lock/s', value: (s) => s.renewalsPerLockPerS, digits: 3 },
+  { heading: 'req per 100 renewals', value: (s) => s.reqsPer100Renewals, digits: 2 },
+  { heading: 'CPU µs/lock/s', value: (s) => s.cpuUsPerLockPerS, digits: 2 },
+  { heading: 'CPU %', value: (s) => s.cpuPercent, digits: 1 },
+  { heading: 'loop p99 ms', value: (s) => s.loopDelayP99Ms, digits: 1 },
+  { heading: 'heap MB', value: (s) => s.heapEndMb, digits: 1 },
+  { heading: 'heap growth MB', value: (s) => s.heapEndMb - s.heapStartMb, digits: 2 },
+  { heading: 'lost', value: (s) => s.lost, digits: 0 },
+  { heading: 'release errors', value: (s) => s.releaseErrors, digits: 0 },
+];
+
+export function renderHeldTable(samples: readonly HeldSample[]): string {
+  const header = ['nodes', 'locks', 'library', ...COLUMNS.map((c) => c.heading)];
+  const rows = samples.map((s) => [
+    String(s.nodes),
+    String(s.count),
+    s.library,
+    ...COLUMNS.map((c) => {
+      const v = c.value(s);
+      return Number.isFinite(v) ? v.toFixed(c.digits) : '–';
+    }),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ');
+  return ['held: locks kept under using() / auto-refresh, steady state', line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/**
+ * At the largest lock count on the largest node count: quorumlock's requests
+ * per 100 renewals, and how many times fewer requests and less CPU it needs
+ * than the best peer (the peer with the fewest), and its event-loop p99.
+ */
+export function heldHeadline(samples: readonly HeldSample[]): string[] {
+  const nodes = Math.max(...samples.map((s) => s.nodes));
+  const count = Math.max(...samples.map((s) => s.count));
+  const at = samples.filter((s) => s.nodes === nodes && s.count === count);
+  const ours = at.find((s) => s.library === 'quorumlock');
+  const peers = at.filter((s) => s.library !== 'quorumlock');
+  if (!ours || peers.length === 0) return [];
+  const fewest = (value: (s: HeldSample) => number) => peers.reduce((best, s) => (value(s) < value(best) ? s : best));
+  const reqPeer = fewest((s) => s.reqsPerNodePerS);
+  const cpuPeer = fewest((s) => s.cpuUsPerLockPerS);
+  return [
+    `headline, ${count} locks on ${nodes} node(s):`,
+    `  quorumlock requests per node per 100 renewals: ${ours.reqsPer100Renewals.toFixed(2)} (at most 1 wanted)`,
+    `  requests/s: ${(reqPeer.reqsPerNodePerS / ours.reqsPerNodePerS).toFixed(1)}× fewer than the best peer (${reqPeer.library}, ${reqPeer.reqsPerNodePerS.toFixed(1)} vs ${ours.reqsPerNodePerS.toFixed(1)} per node)`,
+    `  client CPU: ${(cpuPeer.cpuUsPerLockPerS / ours.cpuUsPerLockPerS).toFixed(1)}× less than the best peer (${cpuPeer.library}, ${cpuPeer.cpuUsPerLockPerS.toFixed(2)} vs ${ours.cpuUsPerLockPerS.toFixed(2)} µs per lock per s)`,
+    `  event-loop delay p99: ${ours.loopDelayP99Ms.toFixed(1)} ms (peers: ${peers.map((p) => `${p.library} ${p.loopDelayP99Ms.toFixed(1)}`).join(', ')})`,
+  ];
+}

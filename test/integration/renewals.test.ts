@@ -1,0 +1,200 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { monotonicClock } from '../../src/clock/Clock.js';
+import type { ExtendEvent } from '../../src/diagnostics/channels.js';
+import { ErrorCode, type Lock, LockLostError, Redlock, RedisLock } from '../../src/index.js';
+import { sharedTimerFor } from '../../src/lock/SharedTimer.js';
+import { extendManyScript } from '../../src/scripts/index.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { commandCalls } from '../support/lockRequests.js';
+import { patient } from '../support/patient.js';
+import { recordChannel } from '../support/recordChannel.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A promise and the function that resolves it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Script calls each node has served. */
+async function scriptCalls(clients: readonly Redis[]): Promise<number[]> {
+  return Promise.all(
+    clients.map(async (client) => {
+      const calls = await commandCalls(client);
+      return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
+    }),
+  );
+}
+
+/**
+ * Holds `count` locks under using() at once, acquired `wave` at a time;
+ * `ends[i]` ends the i-th routine. Resolves with the locks once all are held.
+ */
+async function holdMany(locker: Redlock | RedisLock, count: number, ttlMs: number, prefix: string, wave = count) {
+  const ends = Array.from({ length: count }, () => deferred());
+  const locks: Lock[] = new Array(count);
+  const routines: Promise<void>[] = [];
+  for (let start = 0; start < count; start += wave) {
+    const held: Promise<void>[] = [];
+    for (let i = start; i < Math.min(count, start + wave); i++) {
+      const taken = deferred();
+      const routine = locker.using(`${prefix}:${i}`, ttlMs, async (_signal, lock) => {
+        locks[i] = lock;
+        taken.resolve();
+        await (ends[i] as { promise: Promise<void> }).promise;
+      });
+      routines.push(routine);
+      // A failed acquire fails the test here, not as an unhandled rejection.
+      held.push(Promise.race([taken.promise, routine]));
+    }
+    await Promise.all(held);
+  }
+  return { locks, ends, routines };
+}
+
+describe('renewals batched per node', () => {
+  let nodes: LocalNodeSet;
+  let clients: Redis[];
+
+  beforeAll(async () => {
+    nodes = await startNodes(3);
+  });
+  afterAll(async () => {
+    await nodes.stopAll();
+  });
+  beforeEach(async () => {
+    await nodes.flushAll();
+    clients = nodes.clients();
+    // Loaded up front, so that a renewal is one EVALSHA, not an EVALSHA answered NOSCRIPT and an EVAL.
+    await Promise.all(clients.map((client) => client.script('LOAD', extendManyScript.source)));
+  });
+  afterEach(async () => {
+    for (let i = 0; i < 3; i++) if (nodes.node(i).isPaused) await nodes.node(i).resume();
+    for (const client of clients) client.disconnect();
+  });
+
+  it('a batch in which some locks were lost aborts exactly those signals, in one request per node', async () => {
+    const redlock = new Redlock(clients, patient);
+    const ttlMs = 3_000;
+    const { locks, ends, routines } = await holdMany(redlock, 20, ttlMs, 'batch-lost');
+    const lost = new Set([2, 5, 11, 17]);
+    // Gone from two of three nodes: a quorum no longer holds these locks' keys.
+    for (const i of lost) {
+      await clients[0]!.del(`batch-lost:${i}`);
+      await clients[1]!.del(`batch-lost:${i}`);
+    }
+    const before = await scriptCalls(clients);
+    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+    try {
+      // The first renewal is due at half the validity (1.5 s), 0.37 s early at the most.
+      await expect.poll(() => extends_.events.length, { timeout: 10_000, interval: 20 }).toBe(20);
+    } finally {
+      extends_.stop();
+    }
+    const after = await scriptCalls(clients);
+    // The 20 locks were acquired within a few ms, so their renewals fall due together: one script call per node.
+    // (The INFO calls themselves are not scripts.)
+    expect(after.map((n, i) => n - (before[i] as number))).toEqual([1, 1, 1]);
+    locks.forEach((lock, i) => {
+      if (lost.has(i)) {
+        expect(lock.signal.aborted, `lock ${i}`).toBe(true);
+        expect(lock.signal.reason).toBeInstanceOf(LockLostError);
+      } else {
+        expect(lock.signal.aborted, `lock ${i}`).toBe(false);
+        expect(lock.remainingMs()).toBeGreaterThan(ttlMs / 2);
+      }
+    });
+    for (const end of ends) end.resolve();
+    await Promise.all(routines);
+  });
+
+  it('a node that times out during a batch counts against every lock of the batch', async () => {
+    const redlock = new Redlock(clients, { nodeTimeoutMs: 300 });
+    const { locks, ends, routines } = await holdMany(redlock, 10, 3_000, 'batch-timeout');
+    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+    const ours = () => extends_.events.filter((event) => event.resources[0]?.startsWith('batch-timeout:'));
+    try {
+      // Two of three nodes silent: no lock of the batch can win its quorum.
+      await nodes.node(0).pause();
+      await nodes.node(1).pause();
+      await expect.poll(() => ours().length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(10);
+      const first = ours().slice(0, 10);
+      for (const event of first) {
+        expect(event.granted).toBe(false);
+        expect(event.errorCode).toBe(ErrorCode.QUORUM_UNREACHABLE);
+        const statuses = event.nodes.map((n) => n.status).sort();
+        expect(statuses).toEqual(['ok', 'timeout', 'timeout']);
+      }
+      await nodes.node(0).resume();
+      await nodes.node(1).resume();
+      // Not lost: each lock tries again within what it has left, and the retries win.
+      await expect.poll(() => ours().filter((e) => e.granted).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(10);
+    } finally {
+      extends_.stop();
+    }
+    for (const lock of locks) expect(lock.signal.aborted).toBe(false);
+    for (const end of ends) end.resolve();
+    await Promise.all(routines);
+  });
+});
+
+describe('ten thousand locks held under using()', () => {
+  let nodes: LocalNodeSet;
+  let clients: Redis[];
+
+  beforeAll(async () => {
+    nodes = await startNodes(1);
+    clients = nodes.clients();
+  });
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await nodes.stopAll();
+  });
+
+  it('10,000 using() routines released in any order leave no timer behind', async () => {
+    const timer = sharedTimerFor(monotonicClock);
+    const timersBefore = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    // Not about timeouts: a loaded machine gets 3 s per request. A renewal
+    // goes in a batch when the lock has at least the node timeout left: a
+    // 12 s TTL has ~6 s left at its renewal.
+    const locker = new RedisLock(clients[0]!, { nodeTimeoutMs: 3_000 });
+    const count = 10_000;
+    const { locks, ends, routines } = await holdMany(locker, count, 12_000, 'many', 1_000);
+    // Each lock's expiry and renewal wait on the one shared timer, not on Node timers of their own
+    // (a renewal in flight is off the timer until it is answered).
+    expect(timer.size).toBeGreaterThanOrEqual(count);
+    expect(timer.size).toBeLessThanOrEqual(2 * count);
+    expect(timer.armed).toBe(true);
+    expect(process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length).toBeLessThan(timersBefore + 10);
+    const before = (await scriptCalls(clients))[0] as number;
+    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+    try {
+      await expect.poll(() => extends_.events.length, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(count);
+    } finally {
+      extends_.stop();
+    }
+    const renewCalls = ((await scriptCalls(clients))[0] as number) - before;
+    // One call per lock would be 10,000. Batched: 100 locks a call, in the few batches the acquires' spread makes.
+    expect(renewCalls).toBeLessThan(count / 20);
+    expect(locks.every((lock) => !lock.signal.aborted)).toBe(true);
+
+    // Released in a random order, a few at a time, with the event loop turning in between.
+    const order = ends.map((_, i) => i).sort(() => Math.random() - 0.5);
+    for (let i = 0; i < order.length; i++) {
+      ends[order[i] as number]!.resolve();
+      if (i % 500 === 0) await sleep(1);
+    }
+    await Promise.all(routines);
+    expect(timer.size).toBe(0);
+    expect(timer.armed).toBe(false);
+    // The request deadline queue's timer ends by itself within the node timeout.
+    await expect
+      .poll(() => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length, { timeout: 5_000, interval: 50 })
+      .toBeLessThanOrEqual(timersBefore);
+  }, 120_000);
+});
