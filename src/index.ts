@@ -11,6 +11,7 @@ export {
   type LockerOptions,
   type ReplicaSyncOptions,
   type RetryOptions,
+  type InspectOptions,
   type TryAcquireOptions,
   type UsingOptions,
 } from './lock/options.js';
@@ -33,7 +34,9 @@ export {
   ValidityExhaustedError,
 } from './lock/errors.js';
 export type { NodeOutcome, NodeStatus } from './node/outcome.js';
-export type { ReleaseOutcome } from './node/LockNode.js';
+export type { InspectOutcome, ReleaseOutcome } from './node/LockNode.js';
+export type { KeyState } from './scripts/inspect.js';
+export type { Inspection, ResourceInspection, ResourceState } from './redlock/inspection.js';
 export type { RedisClient } from './node/RedisNodeBackend.js';
 export type { Clock } from './clock/Clock.js';
 export {

@@ -133,6 +133,9 @@ export interface TryAcquireOptions {
 
 export type UsingOptions = AcquireOptions;
 
+/** For inspect(): `signal` stops the wait for a node's first connection. */
+export type InspectOptions = TryAcquireOptions;
+
 export interface ResolvedRetry {
   readonly retries: number;
   readonly baseDelayMs: number;

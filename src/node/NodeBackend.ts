@@ -1,5 +1,5 @@
 import type { NodeConnectionError } from '../lock/errors.js';
-import type { LineEntry, LinePlace, LineReply } from '../scripts/index.js';
+import type { KeyState, LineEntry, LinePlace, LineReply } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
@@ -59,6 +59,8 @@ export interface NodeBackend {
    * waiter or not), else 0. Backends without it cannot re-enter a lock by its value.
    */
   verify?(keys: readonly string[], value: string): Promise<number>;
+  /** Each resource's state (holder, PTTL, waiters), read without changing anything. Backends without it cannot be inspected. */
+  inspect?(resources: readonly string[]): Promise<readonly KeyState[]>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /**

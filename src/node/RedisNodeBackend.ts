@@ -6,7 +6,9 @@ import {
   acquireInLine,
   extend,
   fence,
+  inspectKey,
   keepalive,
+  type KeyState,
   leave,
   type LineEntry,
   type LinePlace,
@@ -97,6 +99,11 @@ export class RedisNodeBackend implements NodeBackend {
   verify(keys: readonly string[], value: string): Promise<number> {
     this.coalesce();
     return verify(this.scripts, keys, value);
+  }
+
+  inspect(resources: readonly string[]): Promise<readonly KeyState[]> {
+    // One request per resource: on a cluster the resources may lie in different slots.
+    return Promise.all(resources.map((resource) => inspectKey(this.scripts, resource)));
   }
 
   release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {

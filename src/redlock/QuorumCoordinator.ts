@@ -20,6 +20,7 @@ import {
   extendRequest,
   type FencedOutcome,
   fenceRequest,
+  inspectRequest,
   leaveRequest,
   type LockNode,
   type NodeRequest,
@@ -33,6 +34,7 @@ import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../node/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
+import { type Inspection, summarizeInspection } from './inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { channels } from '../diagnostics/channels.js';
@@ -244,6 +246,13 @@ export class QuorumCoordinator extends LockManager {
    * process's own waiters in line may not have asked Redis yet, so with them
    * every deletion is announced.
    */
+  protected async inspectOnNodes(keys: readonly string[], connectWait: ConnectWait): Promise<Inspection> {
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines, connectWait);
+    // Every node's reading is wanted, not just a quorum's: no early decision.
+    const outcomes = await Promise.all(this.nodes.map((node) => node.ask(inspectRequest(keys), deadline)));
+    return summarizeInspection(keys, outcomes, this.quorum);
+  }
+
   protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
