@@ -1,4 +1,3 @@
-import type { Cluster, Redis } from 'ioredis';
 import {
   type Announce,
   acquire,
@@ -20,16 +19,14 @@ import {
   type SetClient,
   verify,
 } from '../scripts/index.js';
+import { adapterFor, type RedisClient } from './assertClient.js';
+import type { ClientAdapter } from './ClientAdapter.js';
 import { RedisPubSub } from './RedisPubSub.js';
-import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
-/** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
-export type RedisClient = Redis | Cluster;
-
-/** Runs the lock scripts on one ioredis client. */
+/** Runs the lock scripts on one client, through its adapter (ClientAdapter.ts). */
 export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
   readonly connection: ConnectionGate;
@@ -46,19 +43,20 @@ export class RedisNodeBackend implements NodeBackend {
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
   readonly pubSub: RedisPubSub;
+  private readonly adapter: ClientAdapter;
 
-  constructor(
-    private readonly client: RedisClient,
-    name?: string,
-  ) {
-    this.scripts = client as unknown as ScriptClient & SetClient;
-    const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
-    this.isCluster = client.isCluster === true;
+  /** `client`: a client users pass (see assertClient.ts), or its adapter. */
+  constructor(client: RedisClient | ClientAdapter, name?: string) {
+    const adapter = isAdapter(client) ? client : adapterFor(client, 'client');
+    this.adapter = adapter;
+    this.scripts = adapter.commands;
+    this.isCluster = adapter.isCluster;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
-    this.synced = this.isCluster ? undefined : (write, replicas, timeoutMs) => syncedOn(client as Redis, write, replicas, timeoutMs);
-    this.name = name ?? describeClient(client);
-    this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
-    this.connection = new ConnectionGate(client, this.name);
+    const wait = adapter.wait;
+    this.synced = wait === undefined ? undefined : (write, replicas, timeoutMs) => syncedOn(adapter, wait, write, replicas, timeoutMs);
+    this.name = name ?? adapter.name;
+    this.pubSub = new RedisPubSub(adapter, this.name);
+    this.connection = new ConnectionGate(adapter.connecting, this.name);
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
@@ -112,7 +110,7 @@ export class RedisNodeBackend implements NodeBackend {
   }
 
   private coalesce(): void {
-    if (!this.isCluster) coalesceWrites(this.client as Redis);
+    this.adapter.beforeWrite?.();
   }
 }
 
@@ -125,38 +123,30 @@ export class RedisNodeBackend implements NodeBackend {
  * unanswered WAIT on the new connection, where it waits for nothing) the
  * acknowledgement proves nothing and is not counted.
  */
-function syncedOn<T>(client: Redis, write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
-  const connection = client.stream;
+function syncedOn<T>(
+  adapter: ClientAdapter,
+  wait: NonNullable<ClientAdapter['wait']>,
+  write: () => Promise<T>,
+  replicas: number,
+  timeoutMs: number,
+): Promise<SyncedReply<T>> {
+  const connection = adapter.connectionMark();
   const resendsBefore = scriptResends();
   const written = write();
-  const acknowledged = client.wait(replicas, timeoutMs);
+  const acknowledged = wait(replicas, timeoutMs);
   return Promise.all([written, acknowledged])
     .then(([reply, count]) =>
-      scriptResends() === resendsBefore ? { reply, acknowledged: count } : client.wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+      scriptResends() === resendsBefore ? { reply, acknowledged: count } : wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
     )
-    .then((synced): SyncedReply<T> => (client.stream === connection ? synced : { ...synced, connectionChanged: true }));
+    .then((synced): SyncedReply<T> => (adapter.connectionMark() === connection ? synced : { ...synced, connectionChanged: true }));
+}
+
+function isAdapter(client: RedisClient | ClientAdapter): client is ClientAdapter {
+  return typeof (client as Partial<ClientAdapter>).subscriber === 'function' && (client as Partial<ClientAdapter>).commands !== undefined;
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
 function checkClusterKeys(keys: readonly string[], argument: string, fencing: boolean): void {
   assertSameHashSlot(keys, argument);
   if (fencing) assertFencingKeysShareSlot(keys, argument);
-}
-
-function describeClient(client: RedisClient): string {
-  if (client.isCluster) {
-    // ioredis keeps the seed nodes in a field its types mark private; they name the cluster.
-    const seeds = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
-    return `cluster(${seeds.map(describeSeed).join(',')})`;
-  }
-  const { host, port, path, sentinels, name } = (client as Redis).options;
-  // A Sentinel client's host and port are ioredis's defaults, not the master's: it is named by what finds the master.
-  if (sentinels && sentinels.length > 0) return `${name ?? 'mymaster'} via sentinels ${sentinels.map(describeSeed).join(',')}`;
-  return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
-}
-
-function describeSeed(seed: unknown): string {
-  if (typeof seed === 'string' || typeof seed === 'number') return String(seed);
-  const { host, port } = (seed ?? {}) as { host?: string; port?: number };
-  return `${host ?? 'localhost'}:${port ?? 6379}`;
 }

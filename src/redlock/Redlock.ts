@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from '../lock/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
 import { describe } from '../lock/validate.js';
-import { assertClient, isClient } from '../node/assertClient.js';
+import { adapterFor, isClient, type RedisClient } from '../node/assertClient.js';
 import { LockNode } from '../node/LockNode.js';
-import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
+import { RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
 
 export type RedlockOptions = LockerOptions;
@@ -22,23 +22,23 @@ export class Redlock extends QuorumCoordinator {
 
 function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
-    // An ioredis client describes itself as an EventEmitter, which would hide the slip.
+    // A client describes itself as an EventEmitter, which would hide the slip.
     const got = isClient(clients)
-      ? 'an ioredis client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
+      ? 'a client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
       : describe(clients);
-    throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${got}`);
+    throw new InvalidArgumentError('clients', `expected a non-empty array of clients (ioredis or node-redis), got ${got}`);
   }
   const seen = new Map<unknown, number>();
   // Array.from visits the holes of a sparse array too, so each is named.
   return Array.from(clients as unknown[], (client: unknown, index) => {
     const argument = `clients[${index}]`;
-    assertClient(client, argument);
+    const adapter = adapterFor(client, argument);
     const first = seen.get(client);
     if (first !== undefined) {
       // The same connection twice would count one node's vote twice.
       throw new InvalidArgumentError(argument, `is the same client as clients[${first}]; each node must be independent`);
     }
     seen.set(client, index);
-    return new LockNode(new RedisNodeBackend(client), clock);
+    return new LockNode(new RedisNodeBackend(adapter), clock);
   });
 }

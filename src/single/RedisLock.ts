@@ -1,7 +1,7 @@
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
-import { assertClient } from '../node/assertClient.js';
+import { adapterFor, type RedisClient } from '../node/assertClient.js';
 import { LockNode } from '../node/LockNode.js';
-import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
+import { RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from '../redlock/QuorumCoordinator.js';
 
 export type RedisLockOptions = LockerOptions;
@@ -14,8 +14,8 @@ export type RedisLockOptions = LockerOptions;
  */
 export class RedisLock extends QuorumCoordinator {
   constructor(client: RedisClient, options?: RedisLockOptions) {
-    assertClient(client, 'client');
+    const adapter = adapterFor(client, 'client');
     const settings = resolveLockerOptions(options);
-    super([new LockNode(new RedisNodeBackend(client), settings.clock)], settings);
+    super([new LockNode(new RedisNodeBackend(adapter), settings.clock)], settings);
   }
 }
