@@ -38,6 +38,7 @@ export type { InspectOutcome, ReleaseOutcome } from './node/LockNode.js';
 export type { KeyState } from './scripts/inspect.js';
 export type { Inspection, ResourceInspection, ResourceState } from './redlock/inspection.js';
 export type { RedisClient } from './node/assertClient.js';
+export type { LockClient } from './node/backendFor.js';
 export type { IoredisClient } from './node/adapters/ioredis.js';
 export type { NodeRedisClient } from './node/adapters/nodeRedis.js';
 export type { Clock } from './clock/Clock.js';

@@ -3,6 +3,14 @@ import type { KeyState, LineEntry, LinePlace, LineReply } from '../scripts/index
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
+/** Marks a NodeBackend that lockers take as it is, where they take a client (the in-memory node of quorumlock/testing). */
+export const IN_MEMORY_NODE: unique symbol = Symbol.for('quorumlock.inMemoryNode');
+
+/** A node that is its own backend: what lockers accept besides the clients of assertClient.ts. */
+export interface InMemoryBackend extends NodeBackend {
+  readonly [IN_MEMORY_NODE]: true;
+}
+
 /** A client's first connection, as requests wait for it (see ConnectionGate). */
 export interface FirstConnection {
   /** True once the client is, or has once been, ready: requests then go out as they come. */

@@ -1,9 +1,8 @@
 import { InvalidArgumentError } from '../lock/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
 import { describe } from '../lock/validate.js';
-import { adapterFor, isClient, type RedisClient } from '../node/assertClient.js';
+import { backendFor, isLockClient, type LockClient } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
-import { RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
 
 export type RedlockOptions = LockerOptions;
@@ -14,7 +13,7 @@ export type RedlockOptions = LockerOptions;
  * is left after the round trips and the clock-drift allowance.
  */
 export class Redlock extends QuorumCoordinator {
-  constructor(clients: readonly RedisClient[], options?: RedlockOptions) {
+  constructor(clients: readonly LockClient[], options?: RedlockOptions) {
     const settings = resolveLockerOptions(options);
     super(toNodes(clients, settings.clock), settings);
   }
@@ -23,7 +22,7 @@ export class Redlock extends QuorumCoordinator {
 function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
     // A client describes itself as an EventEmitter, which would hide the slip.
-    const got = isClient(clients)
+    const got = isLockClient(clients)
       ? 'a client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
       : describe(clients);
     throw new InvalidArgumentError('clients', `expected a non-empty array of clients (ioredis or node-redis), got ${got}`);
@@ -32,13 +31,13 @@ function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   // Array.from visits the holes of a sparse array too, so each is named.
   return Array.from(clients as unknown[], (client: unknown, index) => {
     const argument = `clients[${index}]`;
-    const adapter = adapterFor(client, argument);
+    const backend = backendFor(client, argument);
     const first = seen.get(client);
     if (first !== undefined) {
       // The same connection twice would count one node's vote twice.
       throw new InvalidArgumentError(argument, `is the same client as clients[${first}]; each node must be independent`);
     }
     seen.set(client, index);
-    return new LockNode(new RedisNodeBackend(adapter), clock);
+    return new LockNode(backend, clock);
   });
 }

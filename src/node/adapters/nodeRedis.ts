@@ -151,20 +151,41 @@ function prefixOf(client: NodeRedisClient, options: SeenOptions): string {
  * (it might have been closed on purpose), it fails the request instead.
  */
 function connectingOf(client: NodeRedisClient): ConnectingClient {
-  return {
+  // A cluster says 'connect' once its slots are known, a client and a sentinel 'ready': either is heard, once ready.
+  const wrapped = new Map<Listener, Listener>();
+  const connecting: ConnectingClient = {
     get status() {
       return client.isReady ? 'ready' : client.isOpen ? 'connecting' : 'end';
     },
     once: (event, listener) => {
-      client.once(String(event), listener as Listener);
-      return connectingOf(client) as never;
+      if (event !== 'ready') {
+        client.once(String(event), listener as Listener);
+        return connecting as never;
+      }
+      const onReady = (): void => {
+        if (!client.isReady) return;
+        connecting.off('ready', listener);
+        (listener as () => void)();
+      };
+      wrapped.set(listener as Listener, onReady);
+      client.on('ready', onReady);
+      client.on('connect', onReady);
+      return connecting as never;
     },
     off: (event, listener) => {
-      client.off(String(event), listener as Listener);
-      return connectingOf(client) as never;
+      const onReady = event === 'ready' ? wrapped.get(listener as Listener) : undefined;
+      if (onReady === undefined) {
+        client.off(String(event), listener as Listener);
+        return connecting as never;
+      }
+      wrapped.delete(listener as Listener);
+      client.off('ready', onReady);
+      client.off('connect', onReady);
+      return connecting as never;
     },
     connect: () => client.connect().then(() => undefined),
   };
+  return connecting;
 }
 
 function subscriberOf(client: NodeRedisClient): PubSubConnection {
