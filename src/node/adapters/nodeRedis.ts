@@ -3,30 +3,35 @@ import type { ConnectingClient } from '../ConnectionGate.js';
 import type { PubSubConnection } from '../PubSub.js';
 import { describeSeed } from './ioredis.js';
 
-type Listener = (...args: never[]) => void;
+type Listener = (...args: unknown[]) => void;
 type Message = (message: string, channel: string) => void;
 
 /** What node-redis clients of every kind share, as far as quorumlock uses it (v5 and v6; v4 has the same shape). */
 interface NodeRedisBase {
   readonly isOpen: boolean;
-  readonly isReady: boolean;
+  /** Absent on a v5 cluster, which is ready once open (connect() resolves after the slots are known). */
+  readonly isReady?: boolean;
   once(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
   on(event: string, listener: Listener): unknown;
-  subscribe(channels: string | string[], listener: Message): Promise<unknown>;
-  unsubscribe(channels?: string | string[], listener?: Message): Promise<unknown>;
+}
+
+/** What a subscriber connection is used for; left out of the client types above, whose listener types differ by kind and major. */
+interface Subscribing {
+  subscribe(channels: string[], listener: Message): Promise<unknown>;
+  unsubscribe(channels: string[], listener: Message): Promise<unknown>;
 }
 
 /** createClient(). */
 export interface NodeRedisStandalone extends NodeRedisBase {
-  sendCommand(args: readonly string[]): Promise<unknown>;
+  sendCommand(args: string[]): Promise<unknown>;
   duplicate(): NodeRedisStandalone;
   connect(): Promise<unknown>;
 }
 
 /** createCluster(). */
 export interface NodeRedisCluster extends NodeRedisBase {
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[]): Promise<unknown>;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   nodeClient(node: never): Promise<unknown>;
   duplicate(): NodeRedisCluster;
   connect(): Promise<unknown>;
@@ -34,9 +39,10 @@ export interface NodeRedisCluster extends NodeRedisBase {
 
 /** createSentinel(). */
 export interface NodeRedisSentinel extends NodeRedisBase {
-  sendCommand(isReadonly: boolean | undefined, args: readonly string[]): Promise<unknown>;
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   getMasterNode(): unknown;
-  duplicate(): NodeRedisSentinel;
+  /** Absent in v5: subscriptions then share the sentinel client's own pub/sub connection. */
+  duplicate?(): NodeRedisSentinel;
   connect(): Promise<unknown>;
 }
 
@@ -45,10 +51,9 @@ export type NodeRedisClient = NodeRedisStandalone | NodeRedisCluster | NodeRedis
 
 /** node-redis clients send raw commands with sendCommand and say whether they are open (ioredis has neither). */
 export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
-  const candidate = value as Partial<NodeRedisBase & { sendCommand: unknown; duplicate: unknown }> | null | undefined;
+  const candidate = value as Partial<NodeRedisBase & Subscribing & { sendCommand: unknown; duplicate: unknown }> | null | undefined;
   return (
     typeof candidate?.sendCommand === 'function' &&
-    typeof candidate.duplicate === 'function' &&
     typeof candidate.isOpen === 'boolean' &&
     typeof candidate.subscribe === 'function'
   );
@@ -155,7 +160,7 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
   const wrapped = new Map<Listener, Listener>();
   const connecting: ConnectingClient = {
     get status() {
-      return client.isReady ? 'ready' : client.isOpen ? 'connecting' : 'end';
+      return isReady(client) ? 'ready' : client.isOpen ? 'connecting' : 'end';
     },
     once: (event, listener) => {
       if (event !== 'ready') {
@@ -163,7 +168,7 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
         return connecting as never;
       }
       const onReady = (): void => {
-        if (!client.isReady) return;
+        if (!isReady(client)) return;
         connecting.off('ready', listener);
         (listener as () => void)();
       };
@@ -188,28 +193,44 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
   return connecting;
 }
 
+function isReady(client: NodeRedisClient): boolean {
+  return client.isReady ?? client.isOpen;
+}
+
 function subscriberOf(client: NodeRedisClient): PubSubConnection {
-  const connection = client.duplicate();
+  const own = client.duplicate !== undefined;
+  const connection = client.duplicate?.() ?? client;
   // Errors surface as timeouts of the subscriptions; callers fall back on polling.
-  connection.on('error', () => undefined);
-  const opened = connection.connect().then(
-    () => true,
-    () => false,
-  );
+  if (own) connection.on('error', () => undefined);
+  const opened = own
+    ? connection.connect().then(
+        () => true,
+        () => false,
+      )
+    : Promise.resolve(true);
   const listeners: ((channel: string, message: string) => void)[] = [];
+  const subscribed = new Set<string>();
   const hear: Message = (message, channel) => {
     for (const listener of listeners) listener(channel, message);
   };
   const whenOpen = <T>(action: () => Promise<T>): Promise<T> =>
     opened.then((open) => (open ? action() : Promise.reject(new Error('the subscriber connection failed'))));
   return {
-    subscribe: (...channels) => whenOpen(() => connection.subscribe(channels, hear)),
-    unsubscribe: (...channels) => whenOpen(() => connection.unsubscribe(channels, hear)),
+    subscribe: (...channels) => {
+      for (const channel of channels) subscribed.add(channel);
+      return whenOpen(() => (connection as unknown as Subscribing).subscribe(channels, hear));
+    },
+    unsubscribe: (...channels) => {
+      for (const channel of channels) subscribed.delete(channel);
+      return whenOpen(() => (connection as unknown as Subscribing).unsubscribe(channels, hear));
+    },
     onMessage: (listener) => void listeners.push(listener),
     // node-redis resubscribes by itself after a reconnect; the subscriber's own resubscribe is harmless.
     onReady: (listener) => void connection.on('ready', listener),
     disconnect: () => {
-      void opened.then(() => closeConnection(connection));
+      // A shared connection is the user's: only our listener leaves it.
+      if (!own) void (connection as unknown as Subscribing).unsubscribe([...subscribed], hear).catch(() => undefined);
+      else void opened.then(() => closeConnection(connection));
     },
   };
 }
