@@ -49,6 +49,6 @@ export interface ClientAdapter {
   readonly wait: ((replicas: number, timeoutMs: number) => Promise<number>) | undefined;
   /** Changes whenever the client replaces its connection: a WAIT answered on another one proves nothing. */
   connectionMark(): unknown;
-  /** A new connection of its own for SUBSCRIBE, closed by its disconnect(). */
-  subscriber(): PubSubConnection;
+  /** A new connection of its own for SUBSCRIBE, closed by its disconnect(); undefined: waiters poll. */
+  readonly subscriber: (() => PubSubConnection) | undefined;
 }

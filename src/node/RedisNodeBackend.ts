@@ -42,7 +42,7 @@ export class RedisNodeBackend implements NodeBackend {
   readonly synced: (<T>(write: () => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
-  readonly pubSub: RedisPubSub;
+  readonly pubSub: RedisPubSub | undefined;
   private readonly adapter: ClientAdapter;
 
   /** `client`: a client users pass (see assertClient.ts), or its adapter. */
@@ -55,7 +55,7 @@ export class RedisNodeBackend implements NodeBackend {
     const wait = adapter.wait;
     this.synced = wait === undefined ? undefined : (write, replicas, timeoutMs) => syncedOn(adapter, wait, write, replicas, timeoutMs);
     this.name = name ?? adapter.name;
-    this.pubSub = new RedisPubSub(adapter, this.name);
+    this.pubSub = adapter.subscriber ? new RedisPubSub(adapter, this.name) : undefined;
     this.connection = new ConnectionGate(adapter.connecting, this.name);
   }
 
@@ -142,7 +142,7 @@ function syncedOn<T>(
 }
 
 function isAdapter(client: RedisClient | ClientAdapter): client is ClientAdapter {
-  return typeof (client as Partial<ClientAdapter>).subscriber === 'function' && (client as Partial<ClientAdapter>).commands !== undefined;
+  return (client as Partial<ClientAdapter>).commands !== undefined && (client as Partial<ClientAdapter>).connecting !== undefined;
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */

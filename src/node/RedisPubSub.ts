@@ -13,6 +13,6 @@ export class RedisPubSub implements PubSubPort {
   }
 
   connect(): PubSubConnection {
-    return this.adapter.subscriber();
+    return (this.adapter.subscriber as () => PubSubConnection)();
   }
 }

@@ -65,15 +65,15 @@ describe('clients passed the wrong way round', () => {
   });
 
   it('new RedisLock([a, b]) and new Redlock([clients]) point to Redlock(clients)', () => {
-    const expected = 'expected an ioredis client (Redis or Cluster) or a node-redis client (createClient, createCluster or createSentinel), got an array of clients (for several nodes: new Redlock(clients))';
+    const expected = 'expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an array of clients (for several nodes: new Redlock(clients))';
     expect(refusal(() => new RedisLock([client, other] as never)).message).toBe(`Invalid client: ${expected}`);
     expect(refusal(() => new Redlock([[client, other]] as never)).message).toBe(`Invalid clients[0]: ${expected}`);
   });
 
   it('a non-client entry is described, with its article', () => {
     expect(refusal(() => new Redlock([client, new EventEmitter()] as never)).message).toBe(
-      'Invalid clients[1]: expected an ioredis client (Redis or Cluster) or a node-redis client (createClient, createCluster or createSentinel), got an EventEmitter',
+      'Invalid clients[1]: expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an EventEmitter',
     );
-    expect(refusal(() => new RedisLock({} as never)).message).toBe('Invalid client: expected an ioredis client (Redis or Cluster) or a node-redis client (createClient, createCluster or createSentinel), got an object');
+    expect(refusal(() => new RedisLock({} as never)).message).toBe('Invalid client: expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an object');
   });
 });

@@ -9,7 +9,7 @@ type Message = (message: string, channel: string) => void;
 /** What node-redis clients of every kind share, as far as quorumlock uses it (v5 and v6; v4 has the same shape). */
 interface NodeRedisBase {
   readonly isOpen: boolean;
-  /** Absent on a v5 cluster, which is ready once open (connect() resolves after the slots are known). */
+  /** Absent on a v5 cluster: ready once it knows its masters (see isReady). */
   readonly isReady?: boolean;
   once(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
@@ -194,7 +194,9 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
 }
 
 function isReady(client: NodeRedisClient): boolean {
-  return client.isReady ?? client.isOpen;
+  if (client.isReady !== undefined) return client.isReady;
+  // A v5 cluster is open from the start of connect(), and ready once it knows its masters.
+  return client.isOpen && ((client as { masters?: readonly unknown[] }).masters?.length ?? 1) > 0;
 }
 
 function subscriberOf(client: NodeRedisClient): PubSubConnection {
