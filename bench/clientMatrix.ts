@@ -103,7 +103,7 @@ async function parallel64(cycle: Cycle, tag: string): Promise<number> {
 async function main(): Promise<void> {
   const pool = await openNodes([], 5);
   const ioredis = pool.urls.map((url) => new Redis(url));
-  const nodeRedis = await Promise.all(pool.urls.map((url) => createClient({ url }).connect()));
+  const nodeRedis = (await Promise.all(pool.urls.map((url) => createClient({ url }).connect()))) as unknown as NodeRedis[];
   await Promise.all(ioredis.map((c) => c.script('LOAD', RELEASE)));
   const results = new Map<string, { p50: number[]; rate: number[] }>();
   try {

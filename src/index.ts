@@ -1,8 +1,23 @@
 export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
+export {
+  RedisSemaphore,
+  RedlockSemaphore,
+  type PermitOptions,
+  type SemaphoreAcquireOptions,
+  type SemaphoreOptions,
+  type SemaphoreTryAcquireOptions,
+} from './semaphore/index.js';
+export {
+  RedisReadWriteLock,
+  RedlockReadWriteLock,
+  type ReadWriteLock,
+  type ReadWriteLockOptions,
+  type ReadWriteSide,
+} from './rwlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
-export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './lock/grant.js';
+export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './shared/grant.js';
 export type { Resources } from './lock/validate.js';
 export {
   DEFAULT_OPTIONS,
@@ -20,6 +35,7 @@ export {
   ErrorCode,
   InvalidArgumentError,
   isQuorumLockError,
+  LimitMismatchError,
   LockExpiredError,
   LockHeldError,
   LockLostError,
@@ -31,12 +47,13 @@ export {
   type QuorumLockErrorFor,
   QuorumUnreachableError,
   ReplicaSyncError,
+  UpgradeRefusedError,
   ValidityExhaustedError,
-} from './lock/errors.js';
-export type { NodeOutcome, NodeStatus } from './node/outcome.js';
+} from './shared/errors.js';
+export type { NodeOutcome, NodeStatus } from './shared/outcome.js';
 export type { InspectOutcome, ReleaseOutcome } from './node/LockNode.js';
 export type { KeyState } from './scripts/inspect.js';
-export type { Inspection, ResourceInspection, ResourceState } from './redlock/inspection.js';
+export type { Inspection, ResourceInspection, ResourceState } from './lock/inspection.js';
 export type { RedisClient } from './node/assertClient.js';
 export type { LockClient } from './node/backendFor.js';
 export type { IoredisClient } from './node/adapters/ioredis.js';

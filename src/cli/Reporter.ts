@@ -1,4 +1,4 @@
-import type { NodeOutcome } from '../node/outcome.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import type { CliFailure } from './failure.js';
 
 /** A node's outcome as --json prints it. */

@@ -1,10 +1,10 @@
-import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../lock/errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../shared/errors.js';
 import type { Lock } from '../lock/Lock.js';
 import type { LockedRoutine, Locker } from '../lock/Locker.js';
 import { NodeConnections } from './NodeConnections.js';
 import { ExitCode, signalExitStatus } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
-import { createLocker } from './locker.js';
+import { createLocker, type LockMode } from './locker.js';
 import type { NodeAddress } from './nodeUrls.js';
 import { type OnLost, runCommand } from './runCommand.js';
 import { SignalRelay } from './SignalRelay.js';
@@ -21,6 +21,8 @@ export interface ExecRequest {
   readonly fencing: boolean;
   /** --sync-replicas: replicas of each node that must confirm a grant. */
   readonly syncReplicas?: number | undefined;
+  /** --limit, --shared, --exclusive; default the mutex. */
+  readonly mode?: LockMode;
   readonly onLost: OnLost;
   readonly graceMs: number;
   readonly nodeTimeoutMs: number;
@@ -72,6 +74,7 @@ export async function exec(request: ExecRequest): Promise<number> {
       nodeTimeoutMs: request.nodeTimeoutMs,
       fencing: request.fencing,
       syncReplicas: request.syncReplicas,
+      ...(request.mode === undefined ? {} : { mode: request.mode }),
     });
     connectErrors = await connections.ready();
     const run: LockedRoutine<number> = (signal, lock) => {

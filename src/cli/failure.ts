@@ -1,5 +1,5 @@
-import { ErrorCode, isQuorumLockError } from '../lock/errors.js';
-import type { NodeOutcome } from '../node/outcome.js';
+import { ErrorCode, isQuorumLockError } from '../shared/errors.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import { ExitCode } from './exitCodes.js';
 
 /** What went wrong, in words a script can branch on (the `outcome` field of --json). */

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { normalizeResources } from '../lock/validate.js';
+import { MAX_LIMIT } from '../semaphore/options.js';
 import { parseDuration } from './duration.js';
 import { ExitCode } from './exitCodes.js';
 import { CliFailure } from './failure.js';
@@ -58,6 +59,15 @@ export function parseReplicaCount(text: string): number {
 
 export function nodesFrom(flags: CommonFlags, env: NodeJS.ProcessEnv): NodeAddress[] {
   return resolveNodeAddresses(flags.redis ?? [], env[URLS_ENV]);
+}
+
+/** A semaphore's limit for --limit: a whole number from 1 to the library's largest. */
+export function parseLimit(text: string): number {
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new Error(`expected a whole number of holders from 1 to ${MAX_LIMIT}`);
+  }
+  return limit;
 }
 
 /** Throws the library's InvalidArgumentError (a usage error here) for an empty name. */

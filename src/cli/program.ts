@@ -14,11 +14,13 @@ import {
   commanderParser,
   durationOption,
   nodesFrom,
+  parseLimit,
   parseReplicaCount,
   reportErrorsOurselves,
 } from './options.js';
 import { release } from './release.js';
 import { Reporter } from './Reporter.js';
+import type { LockMode } from './locker.js';
 import type { OnLost } from './runCommand.js';
 import { status } from './status.js';
 import { packageVersion } from './version.js';
@@ -28,6 +30,9 @@ interface ExecFlags extends CommonFlags {
   readonly wait: number;
   readonly fencing?: boolean;
   readonly syncReplicas?: number;
+  readonly limit?: number;
+  readonly shared?: boolean;
+  readonly exclusive?: boolean;
   readonly onLost: OnLost;
   readonly grace: number;
   readonly nodeTimeout: number;
@@ -120,6 +125,13 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
       ).argParser(commanderParser(parseReplicaCount)),
     )
     .addOption(
+      new Option('--limit <count>', 'a counting semaphore: run while at most this many holders (on any hosts) run RESOURCE')
+        .argParser(commanderParser(parseLimit))
+        .conflicts(['fencing', 'shared', 'exclusive']),
+    )
+    .addOption(new Option('--shared', 'a read lock: run beside other --shared holders, never beside an --exclusive one').conflicts(['fencing', 'exclusive']))
+    .addOption(new Option('--exclusive', 'a write lock: run alone, before --shared holders that come after it').conflicts(['fencing']))
+    .addOption(
       new Option('--on-lost <action>', 'if the lock is lost: term (SIGTERM, then SIGKILL after --grace) or kill (SIGKILL)')
         .choices(['term', 'kill'])
         .default('term'),
@@ -143,6 +155,7 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
           waitMs: flags.wait,
           fencing: flags.fencing === true,
           syncReplicas: flags.syncReplicas,
+          ...modeOf(flags),
           onLost: flags.onLost,
           graceMs: flags.grace,
           nodeTimeoutMs: flags.nodeTimeout,
@@ -183,6 +196,13 @@ function buildProgram(argv: readonly string[], env: NodeJS.ProcessEnv, setExitCo
     );
 
   return program;
+}
+
+function modeOf(flags: ExecFlags): { mode?: LockMode } {
+  if (flags.limit !== undefined) return { mode: { kind: 'semaphore', limit: flags.limit } };
+  if (flags.shared === true) return { mode: { kind: 'shared' } };
+  if (flags.exclusive === true) return { mode: { kind: 'exclusive' } };
+  return {};
 }
 
 /** The subcommand named in argv, or '' when there is none (yet). */

@@ -1,4 +1,4 @@
-import { LockReleasedError } from '../lock/errors.js';
+import { LockReleasedError } from '../shared/errors.js';
 import { ExitCode, signalExitStatus } from './exitCodes.js';
 import { CliFailure, toFailure } from './failure.js';
 import type { SignalRelay } from './SignalRelay.js';

@@ -1,6 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
-import type { ErrorCode } from '../lock/errors.js';
-import type { NodeStatus } from '../node/outcome.js';
+import type { ErrorCode } from '../shared/errors.js';
+import type { NodeStatus } from '../shared/outcome.js';
 
 /**
  * node:diagnostics_channel events, so any metrics or tracing library can

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
-import { type ErrorCode, isQuorumLockError } from '../lock/errors.js';
-import type { Grant, ReleaseResult } from '../lock/grant.js';
-import type { NodeOutcome } from '../node/outcome.js';
+import { type ErrorCode, isQuorumLockError } from '../shared/errors.js';
+import type { Grant, ReleaseResult } from '../shared/grant.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import {
   channels,
   type EventError,

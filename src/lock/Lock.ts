@@ -1,7 +1,8 @@
 import { type LostEvent, publish } from '../diagnostics/channels.js';
-import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from './errors.js';
-import type { Claim } from './claim.js';
-import type { Grant, LockOperations, ReleaseResult } from './grant.js';
+import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from '../shared/errors.js';
+import type { Claim } from '../shared/claim.js';
+import type { Grant, ReleaseResult } from '../shared/grant.js';
+import type { LockOperations } from './LockOperations.js';
 import type { LockedRoutine } from './Locker.js';
 import { runHolding } from './reentry/HoldContext.js';
 import { assertTtl } from './validate.js';

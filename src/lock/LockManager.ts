@@ -2,8 +2,9 @@ import type { Clock } from '../clock/Clock.js';
 import { validEnoughToPass, validUntil } from '../clock/validity.js';
 import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
-import { AbortedError, LockHeldError } from './errors.js';
-import type { Grant, LockOperations, ReleaseResult, SettledRelease } from './grant.js';
+import { AbortedError, LockHeldError } from '../shared/errors.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import type { LockOperations } from './LockOperations.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
 import {
@@ -18,7 +19,7 @@ import {
   type UsingOptions,
 } from './options.js';
 import type { ConnectWait } from '../node/RequestDeadline.js';
-import { randomValue } from './randomValue.js';
+import { randomValue } from '../shared/randomValue.js';
 import { ContendedWait, type WaitHooks } from '../wakeup/ContendedWait.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
@@ -29,7 +30,7 @@ import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
 import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
 import { assertFunction, assertLockValue, assertTtl, normalizeResources, type Resources } from './validate.js';
-import type { Inspection } from '../redlock/inspection.js';
+import type { Inspection } from './inspection.js';
 
 /**
  * The Locker calls shared by RedisLock and Redlock: validation, retries,
@@ -229,6 +230,16 @@ export abstract class LockManager implements Locker {
     return this.inspectOnNodes(keys, { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal });
   }
 
+  /**
+   * A handle of this locker for keys the nodes already hold with `value`
+   * under another primitive's terms, taken over by this locker's extend (a
+   * writer downgraded to a reader): validity as for an extend.
+   */
+  protected async takeOver(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Lock> {
+    const grant = await this.#observedExtend(keys, value, ttlMs, remainingMs);
+    return new Lock(this.#ops, keys, value, grant);
+  }
+
   /** A further hold when the caller's context already holds the keys through this locker (see reentry/). */
   #reenterHeld(keys: readonly string[], ttlMs: number, signal: AbortSignal | undefined): Lock | Promise<Lock> | undefined {
     return this.settings.reentrant ? reenterHeld(this.#ops, keys, ttlMs, signal, this.settings) : undefined;
@@ -334,7 +345,7 @@ export abstract class LockManager implements Locker {
    * fewer before the caller has its lock.
    */
   #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Lock | Promise<never> {
-    const lock = new Lock(this.#ops, keys, value, grant);
+    const lock = new Lock(this.#ops, grant.keys ?? keys, value, grant);
     if (!signal?.aborted) return lock;
     return lock.release().then(() => {
       throw new AbortedError(signal.reason);

@@ -1,5 +1,5 @@
 import type { Lock } from './Lock.js';
-import type { Inspection } from '../redlock/inspection.js';
+import type { Inspection } from './inspection.js';
 import type { AcquireOptions, InspectOptions, TryAcquireOptions, UsingOptions } from './options.js';
 import type { Resources } from './validate.js';
 

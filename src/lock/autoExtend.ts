@@ -1,4 +1,4 @@
-import { ErrorCode, isQuorumLockError, LockExpiredError } from './errors.js';
+import { ErrorCode, isQuorumLockError, LockExpiredError } from '../shared/errors.js';
 import type { Lock } from './Lock.js';
 
 export interface AutoExtension {

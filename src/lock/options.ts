@@ -5,10 +5,10 @@ import {
   assertNumber,
   assertOptionsObject,
   assertSignal,
-  describe,
   MAX_TTL_MS,
 } from './validate.js';
-import { InvalidArgumentError } from './errors.js';
+import { describe } from '../shared/describe.js';
+import { InvalidArgumentError } from '../shared/errors.js';
 
 /** How acquire() waits between attempts: exponential backoff with full jitter. */
 export interface RetryOptions {

@@ -1,9 +1,9 @@
 import pRetry from 'p-retry';
 import type { Clock } from '../clock/Clock.js';
 import { fullJitterDelay } from './backoff.js';
-import { AbortedError, ErrorCode, isQuorumLockError } from './errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError } from '../shared/errors.js';
 import type { ResolvedAcquire } from './options.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../shared/sleep.js';
 
 const RETRYABLE: ReadonlySet<string> = new Set([
   ErrorCode.LOCK_HELD,
@@ -17,11 +17,11 @@ export function isRetryable(error: unknown): boolean {
 
 /**
  * How to wait before the next attempt: `delayMs` is the backoff drawn for it,
- * already cut to the time left. The default sleeps; waiters woken by release
- * announcements may return sooner.
+ * already cut to the time left; `error` is why the last attempt failed. The
+ * default sleeps; waiters woken by release announcements may return sooner.
  */
 export interface PauseBeforeRetry {
-  pause(delayMs: number, attemptNumber: number): Promise<void>;
+  pause(delayMs: number, attemptNumber: number, error: unknown): Promise<void>;
 }
 
 /**
@@ -53,7 +53,7 @@ export async function retryAcquire<T>(
     const remaining = deadline - clock.now();
     if (remaining <= 0) return false;
     const delayMs = Math.min(fullJitterDelay(attemptsMade, retry), remaining);
-    await (waiter ? waiter.pause(delayMs, attemptsMade) : sleep(delayMs, signal));
+    await (waiter ? waiter.pause(delayMs, attemptsMade, error) : sleep(delayMs, signal));
     if (signal?.aborted) throw new AbortedError(signal.reason);
     return true;
   };

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { NodeConnectionError } from '../lock/errors.js';
+import { NodeConnectionError } from '../shared/errors.js';
 
 /** The part of an ioredis client (Redis or Cluster) that tells whether it can take commands. */
 export interface ConnectingClient extends Pick<EventEmitter, 'once' | 'off'> {

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock/Clock.js';
-import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../lock/errors.js';
+import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../shared/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { KeyState } from '../scripts/inspect.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { NodeBackend } from './NodeBackend.js';
-import type { NodeOutcome, NodeStatus } from './outcome.js';
+import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
 import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 
 export interface ReleaseOutcome extends NodeOutcome {

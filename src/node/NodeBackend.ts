@@ -1,5 +1,5 @@
-import type { NodeConnectionError } from '../lock/errors.js';
-import type { KeyState, LineEntry, LinePlace, LineReply } from '../scripts/index.js';
+import type { NodeConnectionError } from '../shared/errors.js';
+import type { KeyState, LineEntry, LinePlace, LineReply, LuaScript } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
@@ -87,6 +87,12 @@ export interface NodeBackend {
    * with both replies. Backends without it cannot serve `syncReplicas`.
    */
   synced?<T>(write: () => Promise<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>>;
+  /**
+   * Runs a script of another primitive than the mutex (the semaphore's),
+   * whose operations have no method of their own here, and reads its reply.
+   * Backends without it serve the mutex only.
+   */
+  runScript?<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T>;
   /** Publish/subscribe on this node. Backends without it leave waiters to backoff polling. */
   readonly pubSub?: PubSubPort;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */

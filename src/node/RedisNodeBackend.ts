@@ -10,6 +10,7 @@ import {
   type KeyState,
   leave,
   type LineEntry,
+  type LuaScript,
   type LinePlace,
   type LineReply,
   type Rejoin,
@@ -107,6 +108,11 @@ export class RedisNodeBackend implements NodeBackend {
   release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
     this.coalesce();
     return release(this.scripts, keys, value, announce, rejoin);
+  }
+
+  runScript<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
+    this.coalesce();
+    return script.run(this.scripts, keys, args, read);
   }
 
   private coalesce(): void {

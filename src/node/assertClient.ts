@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../lock/errors.js';
-import { describe } from '../lock/validate.js';
+import { InvalidArgumentError } from '../shared/errors.js';
+import { describe } from '../shared/describe.js';
 import type { ClientAdapter } from './ClientAdapter.js';
 import { type IoredisClient, ioredisAdapter, isIoredisClient } from './adapters/ioredis.js';
 import { type GlideClient, glideAdapter, isGlideClient } from './adapters/glide.js';

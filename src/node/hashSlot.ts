@@ -1,5 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
-import { InvalidArgumentError } from '../lock/errors.js';
+import { InvalidArgumentError } from '../shared/errors.js';
 import { fencingKeyFor } from '../scripts/fencingKey.js';
 
 /**

@@ -1,7 +1,7 @@
-import { ReplicaSyncError } from '../lock/errors.js';
+import { ReplicaSyncError } from '../shared/errors.js';
 import type { NodeRequest } from './LockNode.js';
 import type { SyncedReply } from './NodeBackend.js';
-import type { NodeOutcome } from './outcome.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 
 /** How many replicas must confirm a grant, and how long WAIT may wait for them. */
 export interface ReplicaSync {

@@ -6,9 +6,9 @@ import {
   LockLostError,
   QuorumUnreachableError,
   ValidityExhaustedError,
-} from '../lock/errors.js';
-import type { Grant, ReleaseResult, SettledRelease } from '../lock/grant.js';
-import { deferClaim } from '../lock/claim.js';
+} from '../shared/errors.js';
+import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import { deferClaim } from '../shared/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
@@ -31,10 +31,10 @@ import {
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
-import { countStatus, type NodeOutcome } from '../node/outcome.js';
+import { countStatus, type NodeOutcome } from '../shared/outcome.js';
 import { syncedRequest } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
-import { type Inspection, summarizeInspection } from './inspection.js';
+import { type Inspection, summarizeInspection } from '../lock/inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { channels } from '../diagnostics/channels.js';
@@ -46,8 +46,29 @@ import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
 /**
+ * The node requests of a primitive other than the mutex (a semaphore's):
+ * how it takes and extends its keys on one node. The vote, validity, undo,
+ * release on every node and the errors stay the engine's, so every primitive
+ * keeps the Redlock rules.
+ */
+export interface PrimitiveRequests {
+  /** With fencing, a granting node's outcome carries its tokens. */
+  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, FencedOutcome>;
+  extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  /**
+   * Release, and the undo of a failed attempt. Absent: the mutex's
+   * compare-and-delete of every key that holds the value, which leaves any
+   * other key alone (a semaphore's limit record).
+   */
+  release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
+  /** With fencing: writes the quorum's largest tokens back (default: the mutex's, on every key). */
+  fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<unknown, NodeOutcome>;
+}
+
+/**
  * The Redlock algorithm over N nodes. With N = 1 it is the single-instance
- * lock, so RedisLock and Redlock share every line of it.
+ * lock, so RedisLock and Redlock share every line of it; other primitives
+ * bring their own node requests (PrimitiveRequests) and share the rest.
  */
 export class QuorumCoordinator extends LockManager {
   /** The nodes, in the order given. */
@@ -61,10 +82,13 @@ export class QuorumCoordinator extends LockManager {
   readonly #deadlines: DeadlineQueue;
   /** The nodes whose keys need checking (cluster clients): usually none. */
   readonly #keyCheckers: readonly NodeBackend[];
+  /** Undefined for the mutex, whose requests also serve its wait lines and fencing. */
+  readonly #requests: PrimitiveRequests | undefined;
 
-  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions) {
+  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests?: PrimitiveRequests) {
     super(settings);
     this.nodes = nodes;
+    this.#requests = requests;
     this.quorum = quorumFor(nodes.length);
     this.#deadlines = new DeadlineQueue(settings.clock, settings.nodeTimeoutMs);
     this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
@@ -128,11 +152,13 @@ export class QuorumCoordinator extends LockManager {
     const attempt = position?.startAttempt(startedAt);
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
-      position
-        ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
-        : fencing
-          ? acquireFencedRequest(keys, value, ttlMs)
-          : acquireRequest(keys, value, ttlMs),
+      this.#requests
+        ? this.#requests.acquire(keys, value, ttlMs)
+        : position
+          ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
+          : fencing
+            ? acquireFencedRequest(keys, value, ttlMs)
+            : acquireRequest(keys, value, ttlMs),
       timeoutMs,
     );
     const result = await vote(this.nodes, this.quorum, request, deadline);
@@ -152,7 +178,8 @@ export class QuorumCoordinator extends LockManager {
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
         const tokens = fencingTokens;
         const fenceDeadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
-        const written = await vote(this.nodes, this.quorum, this.#synced(fenceRequest(keys, value, tokens), timeoutMs), fenceDeadline);
+        const fence = this.#requests?.fence?.(keys, value, tokens) ?? fenceRequest(keys, value, tokens);
+        const written = await vote(this.nodes, this.quorum, this.#synced(fence, timeoutMs), fenceDeadline);
         if (!written.granted) {
           await this.#undoAcquire(keys, value, result.byNode, position);
           throw this.#denial(keys, written.outcomes, () => new LockHeldError(this.#voteDetails(keys, written.outcomes)));
@@ -162,7 +189,12 @@ export class QuorumCoordinator extends LockManager {
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
     if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, ...(position ? { contended: true } : {}) };
-    await this.#undoAcquire(keys, value, result.byNode, position);
+    // Not back in its place: first in line, it would be handed the keys it
+    // just gave back, to hold them reserved while it backs off (ContendedWait
+    // does not retry at once after this error: the same round trips against
+    // the same TTL would fail the same way). They go to the next waiter
+    // instead; our ticket puts us back in our place at our next attempt.
+    await this.#undoAcquire(keys, value, result.byNode, undefined);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
@@ -210,7 +242,8 @@ export class QuorumCoordinator extends LockManager {
     const timeoutMs = Math.max(1, Math.min(this.#nodeTimeout(ttlMs), Math.ceil(remainingMs)));
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    const result = await vote(this.nodes, this.quorum, this.#synced(extendRequest(keys, value, ttlMs), timeoutMs), deadline);
+    const request = this.#requests ? this.#requests.extend(keys, value, ttlMs) : extendRequest(keys, value, ttlMs);
+    const result = await vote(this.nodes, this.quorum, this.#synced(request, timeoutMs), deadline);
     if (result.granted) return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
     throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
   }
@@ -256,8 +289,9 @@ export class QuorumCoordinator extends LockManager {
   protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
-    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const result = await vote(this.nodes, this.quorum, releaseRequest(keys, value, announce), deadline);
+    const own = this.#requests?.release?.(keys, value);
+    const request = own ?? releaseRequest(keys, value, this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain');
+    const result = await vote(this.nodes, this.quorum, request, deadline);
     return new DecidedRelease(nodes, result);
   }
 
@@ -267,8 +301,8 @@ export class QuorumCoordinator extends LockManager {
    * the keys (the acquire script wrote nothing there). Errors, timeouts and
    * nodes that had not answered yet are included, since their SET may have
    * been applied. The release follows the acquire on the same connection, so
-   * it runs after it. A waiter in the wait lines is put back in its place
-   * there, so a node that granted it keeps it first in line.
+   * it runs after it. A waiter in the wait lines (`position`) is put back in
+   * its place there, so a node that granted it keeps it first in line.
    */
   async #undoAcquire(
     keys: readonly string[],
@@ -278,8 +312,13 @@ export class QuorumCoordinator extends LockManager {
   ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
-    const undo = releaseRequest(keys, value, 'none', rejoin);
-    await Promise.all(this.nodes.filter((_, index) => decided[index]?.status !== 'held').map((node) => node.ask(undo, deadline)));
+    const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'none', rejoin);
+    const undone = this.nodes.flatMap((node, index) => (decided[index]?.status === 'held' ? [] : [{ node, index }]));
+    // Where the undo rejoined, we may stand in line again: keep that place
+    // alive, and leave it if we give up (else it would take a handoff,
+    // reserved for nobody, until its lease ran out).
+    if (rejoin) for (const { index } of undone) position?.heard(index, 0);
+    await Promise.all(undone.map(({ node }) => node.ask(undo, deadline)));
   }
 
   #denial(keys: readonly string[], outcomes: readonly NodeOutcome[], contended: () => Error): Error {

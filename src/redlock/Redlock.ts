@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from '../lock/errors.js';
+import { InvalidArgumentError } from '../shared/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
-import { describe } from '../lock/validate.js';
+import { describe } from '../shared/describe.js';
 import { backendFor, isLockClient, type LockClient } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
@@ -19,7 +19,7 @@ export class Redlock extends QuorumCoordinator {
   }
 }
 
-function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
+export function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
     // A client describes itself as an EventEmitter, which would hide the slip.
     const got = isLockClient(clients)

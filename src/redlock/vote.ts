@@ -1,5 +1,5 @@
 import type { LockNode, NodeRequest, RequestLimit } from '../node/LockNode.js';
-import type { NodeOutcome } from '../node/outcome.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import { verdict } from './quorum.js';
 
 export interface VoteResult<O extends NodeOutcome> {

@@ -49,7 +49,8 @@ end
 -- announce_handoff); it then takes the key with its TTL through the usual checks.
 -- A waiter undoing its own attempt hears it too when the key goes back to
 -- itself (first in line): it comes back for it at once, instead of after
--- its backoff while the reservation runs out.
+-- its backoff while the reservation runs out. (Not after an attempt that
+-- used up its validity: that undo does not rejoin, and the key goes on.)
 local function hand_off(key, line, lease, now_ms, now_us, reservation_ms)
   local head = first_live(line, lease, now_ms)
   if not head then return false end

@@ -18,7 +18,9 @@
 -- ARGV[3]         the reservation in ms (absent: 600)
 -- ARGV[4], [5]    with 'none' only, when the caller waits in line: its ticket
 --                 and lease ms, to put it back in its place before the
---                 handoff (the key may then be reserved for the caller itself)
+--                 handoff (the key may then be reserved for the caller itself;
+--                 not sent when the attempt used up its validity, which the
+--                 caller backs off from rather than retry at once)
 -- Returns the number of keys deleted; keys that expired or hold another value
 -- are left alone, so releasing an expired lock returns 0 and is not an error.
 -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.

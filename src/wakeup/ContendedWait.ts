@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/Clock.js';
-import { sleep } from '../lock/sleep.js';
+import { ValidityExhaustedError } from '../shared/errors.js';
+import { sleep } from '../shared/sleep.js';
 import type { HandedReservation } from './handoffGrant.js';
 import { LinePosition } from './LinePosition.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
@@ -198,10 +199,14 @@ export class ContendedWait implements LoneHead, LocalTaker {
     watch.expected = this.#attemptPosition ? this.#value : undefined;
   }
 
-  /** Between attempts (a retry pause): `delayMs` is the backoff. */
-  async pause(delayMs: number): Promise<void> {
+  /** Between attempts (a retry pause): `delayMs` is the backoff, `error` why the last attempt failed. */
+  async pause(delayMs: number, _attemptNumber?: number, error?: unknown): Promise<void> {
     this.#attemptOut = false;
     if (this.#handover || this.#holderReleased) return;
+    if (error instanceof ValidityExhaustedError) {
+      await this.#backOff(delayMs);
+      return;
+    }
     const watch = this.#watch ?? this.#attachWatch();
     if (!watch.listening) {
       // Listen, then try again at once (a release may also have come just
@@ -273,6 +278,23 @@ export class ContendedWait implements LoneHead, LocalTaker {
     }
     // Freed by our own process, the key is usually free: a plain attempt takes it.
     this.#woken = this.#holderReleased;
+  }
+
+  /**
+   * After an attempt that took the keys too slowly to leave any validity:
+   * the full backoff delay, whatever the nodes announce meanwhile. Our undo
+   * may hand a key back to us, or another release free it, but retrying at
+   * once runs the same round trips against the same TTL; woken so, a waiter
+   * whose TTL or round trips cannot give validity retried without pause,
+   * thousands of times a second. Only a lock a holder of this process passes
+   * us (which keeps its own validity) or its release ends the wait sooner.
+   * The next attempt is from the Redis lines again, if we had a place there.
+   */
+  async #backOff(delayMs: number): Promise<void> {
+    await sleep(Math.min(delayMs, this.#deadline - this.#clock.now()), this.#signal, (end) => {
+      this.#unpark = end;
+    });
+    this.#woken = false;
   }
 
   /** Waits up to `ms` for the holder of this process ahead of us, or the signal. */

@@ -1,4 +1,4 @@
-import { PROCESS_TAG } from '../lock/randomValue.js';
+import { PROCESS_TAG } from '../shared/randomValue.js';
 import type { PubSubConnection, PubSubPort } from '../node/PubSub.js';
 import { HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
 import { type HandoffStamp, parseHandoff } from './handoffGrant.js';

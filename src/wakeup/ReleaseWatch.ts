@@ -1,5 +1,5 @@
 import type { NodeBackend } from '../node/NodeBackend.js';
-import { sleep } from '../lock/sleep.js';
+import { sleep } from '../shared/sleep.js';
 import { RELEASE_CHANNEL_PREFIX } from '../scripts/release.js';
 import { type HandedReservation, type HandoffStamp, handedReservation } from './handoffGrant.js';
 import { ReleaseSubscriber } from './ReleaseSubscriber.js';

@@ -1,5 +1,5 @@
-import { sleep } from '../lock/sleep.js';
-import type { Claim } from '../lock/claim.js';
+import { sleep } from '../shared/sleep.js';
+import type { Claim } from '../shared/claim.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 
 /**

@@ -6,6 +6,7 @@ import { type AcquireEvent, LockHeldError, RedisLock, Redlock } from '../../src/
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { lockRequests } from '../support/lockRequests.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { WAITER_MARK } from '../../src/scripts/waiterMark.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -79,6 +80,48 @@ describe('wake-up on release', () => {
       counter.stop();
     }
   });
+
+  it('a waiter in the Redis line is not woken by the undo of its own failed attempt, and the key goes on to the next', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const inLine = async (count: number) =>
+      expect.poll(() => client.zcard(lineKeysFor('contended')[0]), { timeout: 10_000, interval: 5 }).toBe(count);
+    const holder = await new RedisLock(client, patient).acquire('contended', 10_000);
+    // First in line: a multi-resource waiter whose 2 ms TTL leaves no validity
+    // after the drift allowance. Its in-line attempt lands once the holder
+    // releases, fails and is undone. The undo used to put it back first in
+    // line and hand the key back to it, reserved; woken by that handoff, it
+    // retried at once (thousands of attempts in a second, each one handed
+    // the key back), while the waiter behind it waited for it to give up.
+    const starved = new RedisLock(client, patient).acquire(['contended', 'contended:other'], 2, { acquireTimeoutMs: 1_000 });
+    let gaveUp = false;
+    const failed = starved.then(
+      () => expect.fail('a 2 ms TTL cannot give validity'),
+      (error: unknown) => {
+        gaveUp = true;
+        return error;
+      },
+    );
+    await inLine(1);
+    // Second in line: a waiter that can take the lock.
+    const next = new RedisLock(client, { ...patient, retry: NO_POLLING }).acquire('contended', 10_000, { acquireTimeoutMs: 10_000 });
+    await inLine(2);
+    const counter = countAttempts();
+    try {
+      await holder.release();
+      // Without polling, only a handoff gets it the key.
+      const lock = await Promise.race([next, sleep(5_000).then(() => undefined)]);
+      expect(lock, 'the waiter behind was never handed the key').toBeDefined();
+      // It came at the first waiter's first failure, not when that one gave up.
+      expect(gaveUp).toBe(false);
+      if (!lock) return;
+      await lock.release();
+      expect(['QUORUMLOCK_VALIDITY_EXHAUSTED', 'QUORUMLOCK_QUORUM_UNREACHABLE']).toContain(((await failed) as { code?: string }).code);
+      // A backoff between attempts (25 ms base, 400 ms cap by default): a dozen or so in a second.
+      expect(counter.attempts()).toBeLessThan(60);
+    } finally {
+      counter.stop();
+    }
+  }, 15_000);
 
   it('without wakeUp, waiting is left to polling', async () => {
     const holder = await new RedisLock(nodes.clients()[0]!, patient).acquire('poll', 10_000);

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isQuorumLockError } from '../../src/lock/errors.js';
+import { isQuorumLockError } from '../../src/shared/errors.js';
 import type { Lock } from '../../src/lock/Lock.js';
 import type { RequestPlan } from '../support/SimulatedNode.js';
 import { checkProperty, commandsConstraints, fullRun, report, timeoutFor } from './fcConfig.js';

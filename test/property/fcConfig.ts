@@ -57,10 +57,11 @@ export function report(label: string, counts: Record<string, number>): void {
 
 /**
  * Whether the property ran at least its default number of times: only then is "every kind
- * of outcome showed up" a fair demand (`--runs 5` is for a quick look).
+ * of outcome showed up" a fair demand (`--runs 5` is for a quick look, and a replay of one
+ * run's path plays that run alone).
  */
 export function fullRun(defaultRuns: number): boolean {
-  return runsFor(defaultRuns) >= defaultRuns;
+  return fcEnvironment.path === undefined && runsFor(defaultRuns) >= defaultRuns;
 }
 
 /** Runs of a property: FC_RUNS when set, else the property's default. */

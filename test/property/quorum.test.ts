@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../../src/clock/Clock.js';
-import { NodeTimeoutError } from '../../src/lock/errors.js';
+import { NodeTimeoutError } from '../../src/shared/errors.js';
 import { acquireRequest, LockNode } from '../../src/node/LockNode.js';
-import type { NodeOutcome, NodeStatus } from '../../src/node/outcome.js';
+import type { NodeOutcome, NodeStatus } from '../../src/shared/outcome.js';
 import { denialCause, quorumFor, verdict } from '../../src/redlock/quorum.js';
 import { vote } from '../../src/redlock/vote.js';
 import { type RequestPlan, SimulatedNode } from '../support/SimulatedNode.js';

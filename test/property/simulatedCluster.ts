@@ -14,8 +14,8 @@
  *   its value may have landed on, after it landed.
  */
 import type { Clock } from '../../src/clock/Clock.js';
-import { isQuorumLockError, LockLostError } from '../../src/lock/errors.js';
-import type { Grant, ReleaseResult } from '../../src/lock/grant.js';
+import { isQuorumLockError, LockLostError } from '../../src/shared/errors.js';
+import type { Grant, ReleaseResult } from '../../src/shared/grant.js';
 import type { Lock } from '../../src/lock/Lock.js';
 import { type LockerOptions, resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deferClaim } from '../../src/lock/claim.js';
-import type { Grant } from '../../src/lock/grant.js';
+import { deferClaim } from '../../src/shared/claim.js';
+import type { Grant } from '../../src/shared/grant.js';
 
 const grant: Grant = { validUntil: 1_000, ttlMs: 5_000, outcomes: [] };
 

@@ -4,6 +4,7 @@ import {
   ErrorCode,
   InvalidArgumentError,
   isQuorumLockError,
+  LimitMismatchError,
   LockExpiredError,
   LockHeldError,
   LockLostError,
@@ -12,9 +13,10 @@ import {
   QuorumLockError,
   QuorumUnreachableError,
   ReplicaSyncError,
+  UpgradeRefusedError,
   ValidityExhaustedError,
 } from '../../src/index.js';
-import type { NodeOutcome } from '../../src/node/outcome.js';
+import type { NodeOutcome } from '../../src/shared/outcome.js';
 
 const outcomes: NodeOutcome[] = [{ node: 'a:1', status: 'held', ms: 1 }];
 const vote = { resources: ['r'], nodeCount: 1, quorum: 1, outcomes };
@@ -31,6 +33,8 @@ const samples: readonly QuorumLockError[] = [
   new AbortedError('stop'),
   new NodeTimeoutError('a:1', 50),
   new ReplicaSyncError('a:1', 0, 1, 25),
+  new LimitMismatchError('r', 2, 3, 'a:1'),
+  new UpgradeRefusedError('r'),
 ];
 
 describe('isQuorumLockError', () => {

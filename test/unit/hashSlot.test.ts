@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/lock/errors.js';
+import { InvalidArgumentError } from '../../src/shared/errors.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot } from '../../src/node/hashSlot.js';
 
 describe('hash slot checks for Redis Cluster', () => {

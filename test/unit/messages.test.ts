@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, RedisLock, Redlock } from '../../src/index.js';
-import { describe as describeValue } from '../../src/lock/validate.js';
+import { describe as describeValue } from '../../src/shared/describe.js';
 
 function refusal(fn: () => unknown): InvalidArgumentError {
   try {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { PROCESS_TAG, randomValue } from '../../src/lock/randomValue.js';
+import { PROCESS_TAG, randomValue } from '../../src/shared/randomValue.js';
 
 it('hands out distinct 128-bit hex values across pool refills, each behind the process tag', () => {
   const values = Array.from({ length: 2_000 }, randomValue);

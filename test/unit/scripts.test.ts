@@ -29,9 +29,11 @@ const REDIS_5_COMMANDS = new Set([
   'ZSCORE',
   'ZCARD',
   'ZCOUNT',
+  // The read-write lock's readers (Redis 2.2).
+  'ZREMRANGEBYSCORE',
 ]);
 /** Calls of the allowed commands that write. */
-const WRITE_CALL = /redis\.p?call\(\s*'(SET|DEL|PEXPIRE|INCR|INCRBY|PUBLISH|APPEND|ZADD|ZREM)'/g;
+const WRITE_CALL = /redis\.p?call\(\s*'(SET|DEL|PEXPIRE|INCR|INCRBY|PUBLISH|APPEND|ZADD|ZREM|ZREMRANGEBYSCORE)'/g;
 const SET_ARGUMENTS_IN_REDIS_5 = new Set(['PX', 'NX', 'XX', 'EX']);
 
 function commandsOf(source: string): { command: string; args: string[] }[] {

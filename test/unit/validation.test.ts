@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../../src/lock/errors.js';
+import { InvalidArgumentError } from '../../src/shared/errors.js';
 import { resolveAcquireOptions, resolveLockerOptions, DEFAULT_OPTIONS } from '../../src/lock/options.js';
 import { assertTtl, MAX_TTL_MS, normalizeResources } from '../../src/lock/validate.js';
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { OverlappingHoldError } from '../errors.js';
+import { OverlappingHoldError } from '../../shared/errors.js';
 import type { Lock } from '../Lock.js';
 
 /**

@@ -1,6 +1,7 @@
-import type { LockExpiredError, LockLostError } from '../errors.js';
-import { LockReleasedError } from '../errors.js';
-import type { LockOperations, ReleaseResult } from '../grant.js';
+import type { LockExpiredError, LockLostError } from '../../shared/errors.js';
+import { LockReleasedError } from '../../shared/errors.js';
+import type { ReleaseResult } from '../../shared/grant.js';
+import type { LockOperations } from '../LockOperations.js';
 import { Lock } from '../Lock.js';
 import type { LockedRoutine } from '../Locker.js';
 import { assertTtl } from '../validate.js';

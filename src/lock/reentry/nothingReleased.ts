@@ -1,4 +1,4 @@
-import type { ReleaseResult, SettledRelease } from '../grant.js';
+import type { ReleaseResult, SettledRelease } from '../../shared/grant.js';
 
 /**
  * What releasing a hold that owns no keys resolves to: a re-entry's hold, or

@@ -1,6 +1,6 @@
 import { type DriftSettings, driftFor } from '../../clock/validity.js';
-import { AbortedError } from '../errors.js';
-import type { LockOperations } from '../grant.js';
+import { AbortedError } from '../../shared/errors.js';
+import type { LockOperations } from '../LockOperations.js';
 import type { Lock } from '../Lock.js';
 import { heldLockFor } from './HoldContext.js';
 import { ReenteredLock } from './ReenteredLock.js';

@@ -11,7 +11,7 @@
  */
 import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Resources, TryAcquireOptions, UsingOptions, AcquireOptions } from '../../../src/index.js';
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
-import type { Grant, ReleaseResult } from '../../../src/lock/grant.js';
+import type { Grant, ReleaseResult } from '../../../src/shared/grant.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { fromMonotonic, sharedNow } from './timeBase.js';

@@ -21,10 +21,10 @@
 import type { Redis } from 'ioredis';
 import type { RedisClient, RedlockOptions } from '../../../src/index.js';
 import { validUntil } from '../../../src/clock/validity.js';
-import type { Grant } from '../../../src/lock/grant.js';
+import type { Grant } from '../../../src/shared/grant.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
 import { RESERVATION_MS } from '../../../src/scripts/line.js';
-import { PROCESS_TAG } from '../../../src/lock/randomValue.js';
+import { PROCESS_TAG } from '../../../src/shared/randomValue.js';
 import { HANDOFF_CHANNEL_PREFIX } from '../../../src/scripts/release.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import { ObservedRedlock, type ObserverOptions } from '../history/ObservedRedlock.js';

@@ -1,4 +1,4 @@
-export { sleep } from '../../../src/lock/sleep.js';
+export { sleep } from '../../../src/shared/sleep.js';
 
 /** Resolves once `signal` aborts. */
 export function untilAborted(signal: AbortSignal): Promise<void> {

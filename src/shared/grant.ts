@@ -1,9 +1,10 @@
 import type { Claim } from './claim.js';
-import type { Lock } from './Lock.js';
-import type { NodeOutcome } from '../node/outcome.js';
+import type { NodeOutcome } from './outcome.js';
 
 /** What a successful acquire or extend gives the Lock handle. */
 export interface Grant {
+  /** The keys taken, when a primitive takes others than the resources asked for (a semaphore's permit slots). */
+  readonly keys?: readonly string[];
   /** Monotonic ms on the locker's clock until which the lock is valid. */
   readonly validUntil: number;
   /** The TTL the keys were given; for a lock re-entered by its value, the smallest PTTL of the quorum. */
@@ -68,22 +69,4 @@ export interface ReleaseResult extends SettledRelease {
    * waiter's, so none was deleted (`released: 0`) and no node was asked.
    */
   readonly passedOn?: true;
-}
-
-/** The node operations a Lock handle needs from the locker that made it. */
-export interface LockOperations {
-  /** The locker that made the lock: re-entry is per locker. */
-  readonly owner: object;
-  readonly clock: { now(): number };
-  /**
-   * When a lock whose extend to `ttlMs` started at `startedAt` is valid until
-   * at the latest, if the extend took effect on some nodes only.
-   */
-  validUntilAfterExtend(ttlMs: number, startedAt: number): number;
-  /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
-  extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
-  /** `contended`: see Grant.contended (absent: true, the safe side). */
-  release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
-  /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
-  passOn(lock: Lock): ReleaseResult | undefined;
 }

@@ -1,5 +1,5 @@
-import type { NodeOutcome } from '../node/outcome.js';
-import { countStatus } from '../node/outcome.js';
+import type { NodeOutcome } from './outcome.js';
+import { countStatus } from './outcome.js';
 
 /**
  * Stable error codes. Branch on `error.code`, never on messages.
@@ -17,6 +17,8 @@ export const ErrorCode = Object.freeze({
   NODE_TIMEOUT: 'QUORUMLOCK_NODE_TIMEOUT',
   NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
   REPLICA_SYNC: 'QUORUMLOCK_REPLICA_SYNC',
+  LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
+  UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -258,6 +260,45 @@ export class ReplicaSyncError extends QuorumLockError {
   }
 }
 
+/**
+ * A semaphore's acquire stated a limit other than the one the nodes hold for
+ * the resource, whose holders counted on theirs: refused, never changed.
+ */
+export class LimitMismatchError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LIMIT_MISMATCH;
+  readonly resource: string;
+  /** The limit this call stated. */
+  readonly expected: number;
+  /** The limit a node holds for the resource. */
+  readonly found: number;
+  /** The node that holds `found`. */
+  readonly node: string;
+
+  constructor(resource: string, expected: number, found: number, node: string) {
+    super(ErrorCode.LIMIT_MISMATCH, `"${resource}" has limit ${found} on ${node}, not ${expected}: holders counted on ${found}`);
+    this.name = 'LimitMismatchError';
+    this.resource = resource;
+    this.expected = expected;
+    this.found = found;
+    this.node = node;
+  }
+}
+
+/**
+ * A reader asked for the write lock of the resource it reads. Two readers
+ * doing so would each wait for the other to leave: refused at once instead.
+ */
+export class UpgradeRefusedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.UPGRADE_REFUSED;
+  readonly resource: string;
+
+  constructor(resource: string) {
+    super(ErrorCode.UPGRADE_REFUSED, `"${resource}": a reader cannot upgrade to the write lock; release the read lock, then acquire the write lock`);
+    this.name = 'UpgradeRefusedError';
+    this.resource = resource;
+  }
+}
+
 const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -290,6 +331,8 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.NODE_TIMEOUT]: NodeTimeoutError,
   [ErrorCode.NODE_CONNECTION]: NodeConnectionError,
   [ErrorCode.REPLICA_SYNC]: ReplicaSyncError,
+  [ErrorCode.LIMIT_MISMATCH]: LimitMismatchError,
+  [ErrorCode.UPGRADE_REFUSED]: UpgradeRefusedError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
 /** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */

@@ -1,0 +1,228 @@
+/**
+ * `npm run bench:semaphore`: the semaphore and the read-write lock, in one
+ * run, taking turns round by round so every contender meets the same moments
+ * of a noisy machine; medians over the rounds, and ratios.
+ *
+ * On 1 and 5 local nodes:
+ * - uncontended acquire + release p50: quorumlock's mutex, its semaphore
+ *   (limit 4), redis-semaphore's Semaphore (1 node) / RedlockSemaphore (5);
+ * - 64 workers on distinct resources: cycles/s and Redis commands per cycle;
+ * - 64 waiters in this process on one resource with limit 4, 1 ms hold:
+ *   critical sections/s, commands per section, wait p99.
+ * On 1 node, the read-write lock: 16 readers on one resource (1 ms reads),
+ * alone and with a writer every 10 ms: reader throughput, writer wait p99.
+ *
+ *   npm run bench:semaphore                 # 5 rounds
+ *   npm run bench:semaphore -- --rounds 9
+ */
+import { setMaxListeners } from 'node:events';
+import { parseArgs } from 'node:util';
+import { Semaphore as PeerSemaphore, RedlockSemaphore as PeerRedlockSemaphore } from 'redis-semaphore';
+import { type ClientGroup, openClients } from './clients.js';
+import { buildLibrary, type Library, removeBuilds } from './library.js';
+import { openNodes } from './nodes.js';
+import { now } from './scenarios/clock.js';
+import { median, quantile } from './stats.js';
+
+const TTL_MS = 10_000;
+const LIMIT = 4;
+const UNCONTENDED_CYCLES = 300;
+const WORKERS = 64;
+const PHASE_MS = 1_000;
+const HOLD_MS = 1;
+
+/** One acquire + release, as each contender does it. */
+type Cycle = (key: string) => Promise<() => Promise<unknown>>;
+
+interface Contender {
+  readonly name: string;
+  readonly group: ClientGroup;
+  readonly cycle: Cycle;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function uncontendedP50Us({ cycle }: Contender, key: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < UNCONTENDED_CYCLES; i++) {
+    const started = now();
+    await (await cycle(key))();
+    times.push(now() - started);
+  }
+  return quantile(times, 0.5) * 1000;
+}
+
+/** `workers` loops for PHASE_MS; `key(i)` names each worker's resource; returns cycles/s, commands per cycle, wait p99 (ms). */
+async function loops(contender: Contender, workers: number, key: (i: number) => string, holdMs: number) {
+  const waits: number[] = [];
+  let cycles = 0;
+  await contender.group.quiet();
+  const sentBefore = contender.group.requests();
+  const started = now();
+  const end = started + PHASE_MS;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, i) => {
+      while (now() < end) {
+        const asked = now();
+        try {
+          const release = await contender.cycle(key(i));
+          waits.push(now() - asked);
+          if (holdMs > 0) await sleep(holdMs);
+          await release();
+          cycles++;
+        } catch {
+          // A wait that timed out counts as no cycle.
+        }
+      }
+    }),
+  );
+  const elapsed = now() - started;
+  await contender.group.quiet();
+  return { perSec: (cycles / elapsed) * 1000, commandsPer: (contender.group.requests() - sentBefore) / Math.max(cycles, 1), waitP99: quantile(waits, 0.99) };
+}
+
+function ours(library: Library, group: ClientGroup, kind: 'mutex' | 'semaphore'): Cycle {
+  const clients = [...group.clients];
+  const options = { acquireTimeoutMs: 30_000, retry: { retries: 10_000, baseDelayMs: 5, maxDelayMs: 50 } };
+  if (kind === 'mutex') {
+    const locker = clients.length === 1 ? new library.RedisLock(clients[0]!, options) : new library.Redlock(clients, options);
+    return async (key) => {
+      const lock = await locker.acquire(key, TTL_MS);
+      return () => lock.release();
+    };
+  }
+  const semaphore =
+    clients.length === 1 ? new library.RedisSemaphore(clients[0]!, { ...options, limit: LIMIT }) : new library.RedlockSemaphore(clients, { ...options, limit: LIMIT });
+  return async (key) => {
+    const lock = await semaphore.acquire(key, TTL_MS);
+    return () => lock.release();
+  };
+}
+
+function peer(group: ClientGroup): Cycle {
+  const clients = [...group.clients];
+  const options = { lockTimeout: TTL_MS, acquireTimeout: 30_000, refreshInterval: 0 };
+  return async (key) => {
+    const semaphore = clients.length === 1 ? new PeerSemaphore(clients[0]!, key, LIMIT, options) : new PeerRedlockSemaphore(clients, key, LIMIT, options);
+    await semaphore.acquire();
+    return () => semaphore.release();
+  };
+}
+
+interface Row {
+  p50Us: number[];
+  workers: number[];
+  workerCommands: number[];
+  contended: number[];
+  contendedCommands: number[];
+  waitP99: number[];
+}
+
+async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean) {
+  const rw = new library.RedisReadWriteLock(group.clients[0]!, { acquireTimeoutMs: 30_000, writerClaimMs: 200, retry: { retries: 10_000, baseDelayMs: 2, maxDelayMs: 20 } });
+  const resource = `qlbench-rw:${round}:${withWriter ? 'w' : 'r'}`;
+  const end = now() + PHASE_MS;
+  let reads = 0;
+  const writerWaits: number[] = [];
+  const readers = Array.from({ length: 16 }, async () => {
+    while (now() < end) {
+      const lock = await rw.read.acquire(resource, TTL_MS);
+      await sleep(HOLD_MS);
+      await lock.release();
+      reads++;
+    }
+  });
+  const writer = withWriter
+    ? (async () => {
+        while (now() < end) {
+          await sleep(10);
+          const asked = now();
+          const lock = await rw.write.acquire(resource, TTL_MS);
+          writerWaits.push(now() - asked);
+          await sleep(HOLD_MS);
+          await lock.release();
+        }
+      })()
+    : Promise.resolve();
+  await Promise.all([...readers, writer]);
+  return { readsPerSec: (reads / PHASE_MS) * 1000, writerWaitP99: writerWaits.length > 0 ? quantile(writerWaits, 0.99) : Number.NaN, writes: writerWaits.length };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+  setMaxListeners(WORKERS * 8);
+  const pool = await openNodes([], 5);
+  const groups: ClientGroup[] = [];
+  try {
+    const library = await buildLibrary();
+    const open = async (n: number) => {
+      const group = await openClients(pool.urls.slice(0, n));
+      groups.push(group);
+      return group;
+    };
+    const lines: string[] = [];
+    for (const n of [1, 5]) {
+      const contenders: Contender[] = [];
+      for (const [name, make] of [
+        ['quorumlock mutex', (g: ClientGroup) => ours(library, g, 'mutex')],
+        ['quorumlock semaphore', (g: ClientGroup) => ours(library, g, 'semaphore')],
+        [n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore', peer],
+      ] as const) {
+        const group = await open(n);
+        contenders.push({ name, group, cycle: make(group) });
+      }
+      const rows = new Map<string, Row>(contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [] }]));
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+        for (const contender of order) {
+          const row = rows.get(contender.name)!;
+          const prefix = `qlbench-sem:${n}:${round}:${contenders.indexOf(contender)}`;
+          row.p50Us.push(await uncontendedP50Us(contender, `${prefix}:u`));
+          const parallel = await loops(contender, WORKERS, (i) => `${prefix}:w${i}`, 0);
+          row.workers.push(parallel.perSec);
+          row.workerCommands.push(parallel.commandsPer);
+          const contended = await loops(contender, WORKERS, () => `${prefix}:hot`, HOLD_MS);
+          row.contended.push(contended.perSec);
+          row.contendedCommands.push(contended.commandsPer);
+          row.waitP99.push(contended.waitP99);
+        }
+        process.stderr.write(`[bench:semaphore] ${n} node(s), round ${round + 1}/${rounds}\n`);
+      }
+      lines.push(`\n${n} node(s), ${rounds} rounds, medians (limit ${LIMIT}; 64 waiters in one process, ${HOLD_MS} ms hold):`);
+      lines.push('contender                         | uncontended p50 | 64 workers cyc/s (cmds/cyc) | 64 waiters cs/s (cmds/cs, wait p99)');
+      for (const [name, row] of rows) {
+        lines.push(
+          `${name.padEnd(33)} | ${median(row.p50Us).toFixed(0).padStart(11)} µs | ${median(row.workers).toFixed(0).padStart(10)} (${median(row.workerCommands).toFixed(1)}) | ` +
+            `${median(row.contended).toFixed(0).padStart(7)} (${median(row.contendedCommands).toFixed(1)}, ${median(row.waitP99).toFixed(1)} ms)`,
+        );
+      }
+      const mutex = rows.get('quorumlock mutex')!;
+      const semaphore = rows.get('quorumlock semaphore')!;
+      lines.push(`semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}×`);
+      const peerRow = [...rows.values()][2]!;
+      lines.push(`semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×`);
+    }
+    const rw = await open(1);
+    const readOnly: number[] = [];
+    const mixed: { reads: number; wait: number; writes: number }[] = [];
+    for (let round = 0; round < rounds; round++) {
+      readOnly.push((await readWriteRound(library, rw, round, false)).readsPerSec);
+      const m = await readWriteRound(library, rw, round, true);
+      mixed.push({ reads: m.readsPerSec, wait: m.writerWaitP99, writes: m.writes });
+    }
+    lines.push(`\nread-write lock, 1 node, 16 readers (${HOLD_MS} ms reads), ${rounds} rounds, medians:`);
+    lines.push(`readers only: ${median(readOnly).toFixed(0)} reads/s`);
+    lines.push(
+      `with a writer every 10 ms: ${median(mixed.map((m) => m.reads)).toFixed(0)} reads/s, ${median(mixed.map((m) => m.writes)).toFixed(0)} writes/s, writer wait p99 ${median(mixed.map((m) => m.wait)).toFixed(1)} ms`,
+    );
+    console.log(lines.join('\n'));
+  } finally {
+    for (const group of groups) group.close();
+    await pool.close();
+    await removeBuilds();
+  }
+}
+
+await main();

@@ -1,0 +1,20 @@
+import type { Grant, ReleaseResult } from '../shared/grant.js';
+import type { Lock } from './Lock.js';
+
+/** The node operations a Lock handle needs from the locker that made it. */
+export interface LockOperations {
+  /** The locker that made the lock: re-entry is per locker. */
+  readonly owner: object;
+  readonly clock: { now(): number };
+  /**
+   * When a lock whose extend to `ttlMs` started at `startedAt` is valid until
+   * at the latest, if the extend took effect on some nodes only.
+   */
+  validUntilAfterExtend(ttlMs: number, startedAt: number): number;
+  /** `remainingMs`: the validity the lock has left; the extend must win its quorum within it. */
+  extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
+  /** `contended`: see Grant.contended (absent: true, the safe side). */
+  release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
+  /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
+  passOn(lock: Lock): ReleaseResult | undefined;
+}

@@ -1,0 +1,48 @@
+import type { NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
+import type { NodeBackend } from '../node/NodeBackend.js';
+import type { LuaScript } from '../scripts/LuaScript.js';
+import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
+
+/** A node's outcome with nothing but its status (and the error, for `error` and `timeout`). */
+export function plainOutcome(node: string, status: NodeStatus, ms: number, error: Error | undefined): NodeOutcome {
+  return error ? { node, status, ms, error } : { node, status, ms };
+}
+
+function runOn<T>(backend: NodeBackend, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
+  if (!backend.runScript) return Promise.reject(new Error(`${backend.name} cannot run the ${script.name} script`));
+  return backend.runScript(script, keys, args, read);
+}
+
+interface ScriptRequestOptions<T> {
+  readonly read: (reply: unknown) => T;
+  readonly interpret: (reply: T) => NodeStatus;
+  /** Acquires wait for a connecting node (NodeRequest.awaitsConnection). */
+  readonly awaitsConnection?: boolean;
+  /** The outcome to report; default plainOutcome. */
+  readonly describe?: (node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined) => NodeOutcome;
+}
+
+/** One of a primitive's scripts as a node request for the quorum engine (PrimitiveRequests). */
+export function scriptRequest<T>(
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  options: ScriptRequestOptions<T>,
+): NodeRequest<T, NodeOutcome> {
+  const describe = options.describe ?? ((node, status, ms, _reply, error) => plainOutcome(node, status, ms, error));
+  return {
+    ...(options.awaitsConnection ? { awaitsConnection: true as const } : {}),
+    send: (backend) => runOn(backend, script, keys, args, options.read),
+    interpret: options.interpret,
+    describe,
+  };
+}
+
+/** A primitive's release script, which answers how many of the holder's entries it removed. */
+export function scriptRelease(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): NodeRequest<number, ReleaseOutcome> {
+  return {
+    send: (backend) => runOn(backend, script, keys, args, Number),
+    interpret: (count) => (count > 0 ? 'ok' : 'held'),
+    describe: (node, status, ms, count, error) => (error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 }),
+  };
+}

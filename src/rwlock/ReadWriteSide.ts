@@ -1,0 +1,61 @@
+import { InvalidArgumentError, UpgradeRefusedError } from '../shared/errors.js';
+import type { Lock } from '../lock/Lock.js';
+import type { LockedRoutine } from '../lock/Locker.js';
+import type { AcquireOptions, ResolvedOptions, TryAcquireOptions, UsingOptions } from '../lock/options.js';
+import { heldLockFor } from '../lock/reentry/HoldContext.js';
+import { holdWhile } from '../lock/reentry/holdWhile.js';
+import { assertFunction } from '../lock/validate.js';
+import type { LockNode } from '../node/LockNode.js';
+import { type PrimitiveRequests, QuorumCoordinator } from '../redlock/QuorumCoordinator.js';
+import { readWriteKeys } from './readWriteKeys.js';
+
+/**
+ * One side of a read-write lock (its readers, or its writer) on the quorum
+ * engine: the same calls and Lock handle as a mutex locker, for one resource
+ * at a time. Both sides share the nodes; `refuseWithin` is the side whose
+ * holding routine may not call this side (a reader asking to write).
+ */
+export class ReadWriteSide extends QuorumCoordinator {
+  #refuseWithin: ReadWriteSide | undefined;
+
+  constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests: PrimitiveRequests) {
+    super(nodes, settings, requests);
+  }
+
+  /** The side whose holders this side refuses (UpgradeRefusedError). Set once, by the read-write lock. */
+  refuseHoldersOf(side: ReadWriteSide): void {
+    this.#refuseWithin = side;
+  }
+
+  override async acquire(resource: string, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
+    return super.acquire(this.#keys(resource), ttlMs, options);
+  }
+
+  override async tryAcquire(resource: string, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
+    return super.tryAcquire(this.#keys(resource), ttlMs, options);
+  }
+
+  /** Acquires, runs `routine` while extending the lock in the background (its nested calls of this side re-enter it), then releases. */
+  override async using<T>(resource: string, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {
+    assertFunction(routine, 'routine');
+    return holdWhile(await this.acquire(resource, ttlMs, options), routine, this.settings);
+  }
+
+  override reenter(): Promise<Lock> {
+    return Promise.reject(new InvalidArgumentError('resources', 'a read-write lock cannot be re-entered by its value'));
+  }
+
+  /** A handle of this side for `keys`, which the nodes already hold with `value` (see ReadWriteLock.downgrade). */
+  takeOverFrom(lock: Lock, ttlMs: number): Promise<Lock> {
+    return this.takeOver(lock.resources, lock.value, ttlMs, lock.remainingMs());
+  }
+
+  #keys(resource: string): string[] {
+    if (typeof resource !== 'string' || resource === '') {
+      throw new InvalidArgumentError('resource', 'expected a non-empty string: a read-write lock guards one resource');
+    }
+    const keys = readWriteKeys(resource);
+    if (this.#refuseWithin && heldLockFor(this.#refuseWithin, keys)) throw new UpgradeRefusedError(resource);
+    return keys;
+  }
+}

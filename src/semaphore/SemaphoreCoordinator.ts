@@ -1,0 +1,94 @@
+import { InvalidArgumentError, isQuorumLockError, LimitMismatchError, LockHeldError } from '../shared/errors.js';
+import type { Grant } from '../shared/grant.js';
+import type { NodeOutcome } from '../shared/outcome.js';
+import type { Lock } from '../lock/Lock.js';
+import type { LockedRoutine } from '../lock/Locker.js';
+import type { ResolvedOptions } from '../lock/options.js';
+import type { LockNode } from '../node/LockNode.js';
+import type { ConnectWait } from '../node/RequestDeadline.js';
+import { QuorumCoordinator } from '../redlock/QuorumCoordinator.js';
+import { holdWhile } from '../lock/reentry/holdWhile.js';
+import { assertFunction } from '../lock/validate.js';
+import type { LinePosition } from '../wakeup/LinePosition.js';
+import { candidateSlots } from './candidateSlots.js';
+import { type SemaphoreAcquireOptions, type SemaphoreTryAcquireOptions, takePermits } from './options.js';
+import { permitKeys, resourceOf } from './permitKeys.js';
+import { semaphoreRequests } from './semaphoreRequests.js';
+
+/**
+ * A counting semaphore on the quorum engine: `limit` permit slots per
+ * resource, each a mutex under the Redlock rules; a holder of `permits` takes
+ * that many slots as one multi-key lock (see the README's proof). The engine
+ * is asked for the resource's limit record and as many slots as permits; one
+ * attempt tries the free slots in a random order, each a vote, until one set
+ * is granted.
+ */
+export abstract class SemaphoreCoordinator extends QuorumCoordinator {
+  /** How many permits of a resource may be held at once. */
+  readonly limit: number;
+
+  protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, limit: number) {
+    super(nodes, settings, semaphoreRequests(limit));
+    this.limit = limit;
+  }
+
+  /** Waits per the retry policy until `permits` (default 1) of the resource's permits are ours. */
+  override async acquire(resource: string, ttlMs: number, options?: SemaphoreAcquireOptions): Promise<Lock> {
+    const { permits, rest } = takePermits(options, this.limit);
+    return super.acquire(this.#asked(resource, permits), ttlMs, rest);
+  }
+
+  /** One attempt over the free slots; resolves to null when too few permits are free. */
+  override async tryAcquire(resource: string, ttlMs: number, options?: SemaphoreTryAcquireOptions): Promise<Lock | null> {
+    const { permits, rest } = takePermits(options, this.limit);
+    return super.tryAcquire(this.#asked(resource, permits), ttlMs, rest);
+  }
+
+  /** Acquires, runs `routine` while extending the permits in the background, then releases them. */
+  override async using<T>(resource: string, ttlMs: number, routine: LockedRoutine<T>, options?: SemaphoreAcquireOptions): Promise<T> {
+    assertFunction(routine, 'routine');
+    return holdWhile(await this.acquire(resource, ttlMs, options), routine, this.settings);
+  }
+
+  override reenter(): Promise<Lock> {
+    return Promise.reject(new InvalidArgumentError('resources', 'a semaphore permit cannot be re-entered by its value'));
+  }
+
+  protected override async acquireOnNodes(
+    keys: readonly string[],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    const resource = resourceOf(keys[0] ?? '');
+    let held: LockHeldError | undefined;
+    for (const slots of candidateSlots(this.limit, keys.length - 1, Math.random)) {
+      const taken = permitKeys(resource, slots);
+      try {
+        const grant = await super.acquireOnNodes(taken, value, ttlMs, position, connectWait);
+        return { ...grant, keys: taken };
+      } catch (error) {
+        const mismatch = limitMismatchIn(error);
+        if (mismatch) throw mismatch;
+        if (!(error instanceof LockHeldError)) throw error;
+        held = error;
+      }
+    }
+    throw new LockHeldError({ resources: [resource], nodeCount: this.nodeCount, quorum: this.quorum, outcomes: held?.outcomes ?? [] });
+  }
+
+  /** What the engine is asked for: the limit record, and a placeholder slot per permit wanted. */
+  #asked(resource: string, permits: number): string[] {
+    if (typeof resource !== 'string' || resource === '') {
+      throw new InvalidArgumentError('resource', 'expected a non-empty string: a semaphore counts permits of one resource');
+    }
+    return permitKeys(resource, Array.from({ length: permits }, (_, slot) => slot));
+  }
+}
+
+function limitMismatchIn(error: unknown): LimitMismatchError | undefined {
+  if (!isQuorumLockError(error) || !('outcomes' in error)) return undefined;
+  const outcomes = error.outcomes as readonly NodeOutcome[];
+  return outcomes.find((outcome) => outcome.error instanceof LimitMismatchError)?.error as LimitMismatchError | undefined;
+}

@@ -1,0 +1,184 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  InvalidArgumentError,
+  LimitMismatchError,
+  LockHeldError,
+  type Lock,
+  QuorumUnreachableError,
+  RedisSemaphore,
+  RedlockSemaphore,
+} from '../../src/index.js';
+import { limitKey, slotKey } from '../../src/semaphore/permitKeys.js';
+import { patient } from '../support/patient.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const once = { ...patient, acquireTimeoutMs: 0 };
+
+/** How many of the resource's permit slots hold a value on this node. */
+async function heldSlots(client: Redis, resource: string, limit: number): Promise<number> {
+  const values = await Promise.all(Array.from({ length: limit }, (_, slot) => client.get(slotKey(resource, slot))));
+  return values.filter((value) => value !== null).length;
+}
+
+describe('RedisSemaphore on one node', () => {
+  let nodes: LocalNodeSet;
+  let client: Redis;
+
+  beforeAll(async () => {
+    nodes = await startNodes(1);
+  });
+  afterAll(async () => {
+    await nodes.stopAll();
+  });
+  beforeEach(async () => {
+    await nodes.flushAll();
+    client = nodes.clients()[0]!;
+  });
+  afterEach(() => {
+    client.disconnect();
+  });
+
+  it('grants up to limit permits, then refuses the next until one is released', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 3 });
+    const held = await Promise.all([1, 2, 3].map(() => semaphore.acquire('api', 10_000)));
+    expect(new Set(held.map((lock) => lock.resources[1])).size).toBe(3);
+    expect(await heldSlots(client, 'api', 3)).toBe(3);
+    expect(await semaphore.tryAcquire('api', 10_000)).toBeNull();
+    await expect(semaphore.acquire('api', 10_000)).rejects.toBeInstanceOf(LockHeldError);
+    await held[1]!.release();
+    const next = await semaphore.tryAcquire('api', 10_000);
+    expect(next).not.toBeNull();
+    expect(next!.resources[1]).toBe(held[1]!.resources[1]);
+    for (const lock of [held[0]!, held[2]!, next!]) await lock.release();
+    expect(await heldSlots(client, 'api', 3)).toBe(0);
+  });
+
+  it('a holder of several permits takes that many slots, all or none', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 4 });
+    const big = await semaphore.acquire('pool', 10_000, { permits: 3 });
+    expect(big.resources).toHaveLength(4);
+    expect(await semaphore.tryAcquire('pool', 10_000, { permits: 2 })).toBeNull();
+    // The refused attempt wrote nothing: one slot is still free.
+    expect(await heldSlots(client, 'pool', 4)).toBe(3);
+    const small = await semaphore.acquire('pool', 10_000);
+    await Promise.all([big.release(), small.release()]);
+  });
+
+  it('keeps every key on a TTL by the server, the limit record at least as long as the slots', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 2 });
+    const lock = await semaphore.acquire('ttl', 5_000);
+    const slot = lock.resources[1]!;
+    expect(await client.pttl(slot)).toBeGreaterThan(4_000);
+    await lock.extend(20_000);
+    // One MULTI, so both are read at the same server instant.
+    const replies = (await client.multi().pttl(slot).pttl(limitKey('ttl')).exec()) ?? [];
+    const [slotTtl, limitTtl] = replies.map(([, ttl]) => Number(ttl)) as [number, number];
+    expect(slotTtl).toBeGreaterThan(19_000);
+    expect(limitTtl).toBeGreaterThanOrEqual(slotTtl);
+    await lock.release();
+    // Released: the slot is gone; the limit record expires by itself.
+    expect(await client.exists(slot)).toBe(0);
+    expect(await client.pttl(limitKey('ttl'))).toBeGreaterThan(0);
+  });
+
+  it("an expired holder's permit comes back without a release", async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const crashed = await semaphore.acquire('lease', 200);
+    expect(await semaphore.tryAcquire('lease', 10_000)).toBeNull();
+    await sleep(300);
+    const next = await semaphore.tryAcquire('lease', 10_000);
+    expect(next).not.toBeNull();
+    // The expired holder's release leaves the new holder's permit alone.
+    expect((await crashed.release()).released).toBe(0);
+    expect(await heldSlots(client, 'lease', 1)).toBe(1);
+    await next!.release();
+  });
+
+  it('refuses a limit other than the one the resource holds, with LimitMismatchError', async () => {
+    const two = new RedisSemaphore(client, { ...once, limit: 2 });
+    const three = new RedisSemaphore(client, { ...once, limit: 3 });
+    const lock = await two.acquire('jobs', 10_000);
+    const error = await three.acquire('jobs', 10_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LimitMismatchError);
+    expect(error).toMatchObject({ code: ErrorCode.LIMIT_MISMATCH, expected: 3, found: 2, resource: 'jobs' });
+    await lock.release();
+  });
+
+  it('extend fails once another holder took the slot, and never extends it', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const first = await semaphore.acquire('steal', 10_000);
+    // As if the node had lost the key and another holder had taken the slot since.
+    await client.set(first.resources[1]!, 'another holder', 'PX', 10_000);
+    await expect(first.extend(20_000)).rejects.toMatchObject({ code: ErrorCode.LOCK_LOST });
+    expect(await client.get(first.resources[1]!)).toBe('another holder');
+    expect(await client.pttl(first.resources[1]!)).toBeLessThanOrEqual(10_000);
+  });
+
+  it('using() holds a permit while the routine runs and extends it', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    // Twice and more the TTL: only the auto-extension keeps the permit.
+    const seen = await semaphore.using('work', 1_000, async (_signal, lock) => {
+      await sleep(2_500);
+      return client.get(lock.resources[1]!).then((value) => value === lock.value);
+    });
+    expect(seen).toBe(true);
+    expect(await heldSlots(client, 'work', 1)).toBe(0);
+  });
+
+  it('names bad arguments', async () => {
+    expect(() => new RedisSemaphore(client, undefined as never)).toThrow(/options.limit/);
+    expect(() => new RedisSemaphore(client, { limit: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new RedisSemaphore(client, { limit: 2, fencing: true as never })).toThrow(/options.fencing/);
+    const semaphore = new RedisSemaphore(client, { limit: 2 });
+    await expect(semaphore.acquire('x', 1_000, { permits: 3 })).rejects.toThrow(/options.permits/);
+  });
+});
+
+describe('RedlockSemaphore on 5 nodes', () => {
+  let nodes: LocalNodeSet;
+  let clients: Redis[];
+
+  beforeAll(async () => {
+    nodes = await startNodes(5);
+  });
+  afterAll(async () => {
+    await nodes.stopAll();
+  });
+  beforeEach(async () => {
+    for (let i = 0; i < 5; i++) if (!nodes.node(i).isRunning) await nodes.node(i).start();
+    await nodes.flushAll();
+    clients = nodes.clients();
+  });
+  afterEach(() => {
+    for (const client of clients) client.disconnect();
+  });
+
+  it('never grants more than limit permits to racing acquirers, and releases on every node', async () => {
+    const semaphore = new RedlockSemaphore(clients, { ...once, limit: 2 });
+    const results = await Promise.all(Array.from({ length: 8 }, () => semaphore.tryAcquire('race', 10_000)));
+    const held = results.filter((lock): lock is Lock => lock !== null);
+    expect(held.length).toBeGreaterThanOrEqual(1);
+    expect(held.length).toBeLessThanOrEqual(2);
+    for (const lock of held) expect((await (await lock.release()).settled).released).toBe(5);
+    for (const client of clients) expect(await heldSlots(client, 'race', 2)).toBe(0);
+  });
+
+  it('acquires with 2 of 5 nodes killed, and says the quorum is unreachable with 3', async () => {
+    const semaphore = new RedlockSemaphore(clients, { ...once, limit: 3 });
+    await nodes.node(0).kill();
+    await nodes.node(3).kill();
+    const lock = await semaphore.acquire('down', 10_000);
+    await lock.release();
+    await nodes.node(4).kill();
+    await expect(semaphore.acquire('down', 10_000)).rejects.toBeInstanceOf(QuorumUnreachableError);
+  });
+
+  it('a limit mismatch on a majority is refused', async () => {
+    const lock = await new RedlockSemaphore(clients, { ...once, limit: 2 }).acquire('mixed', 10_000);
+    await expect(new RedlockSemaphore(clients, { ...once, limit: 4 }).acquire('mixed', 10_000)).rejects.toBeInstanceOf(LimitMismatchError);
+    await lock.release();
+  });
+});

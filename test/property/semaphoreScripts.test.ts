@@ -1,0 +1,133 @@
+/**
+ * The semaphore's scripts against their model: random acquire / extend /
+ * release / advance sequences (few slots, values and limits, so they
+ * collide) run on a real redis-server through RedisNodeBackend and on a
+ * SimulatedSemaphoreNode, the node the quorum search uses; replies, keys,
+ * values and TTLs must agree after every step. Time moves in whole seconds,
+ * on Redis by taking it off every TTL (the skew nemesis' jump).
+ */
+import type { Redis } from 'ioredis';
+import { performance } from 'node:perf_hooks';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
+import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript } from '../../src/scripts/semaphore.js';
+import { limitKey, permitKeys, slotKey } from '../../src/semaphore/permitKeys.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
+import { SkewNemesis } from '../support/skewNemesis.js';
+import { checkProperty, timeoutFor } from './fcConfig.js';
+
+const UNIT_MS = 1000;
+const RESOURCE = 's';
+const SLOTS = 3;
+const RUNS = 150;
+const TTL_SLACK_MS = 50;
+
+type Command =
+  | { readonly op: 'acquire' | 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
+  | { readonly op: 'release'; readonly slots: number[]; readonly value: string }
+  | { readonly op: 'advance'; readonly ms: number };
+
+const slotsArb = fc.uniqueArray(fc.nat(SLOTS - 1), { minLength: 1, maxLength: 2 });
+const valueArb = fc.constantFrom('v1', 'v2', 'v3');
+const ttlArb = fc.integer({ min: 1, max: 12 }).map((k) => k * UNIT_MS);
+const limitArb = fc.constantFrom(3, 3, 3, 2);
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
+  fc.record({ op: fc.constant('acquire' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb }),
+  fc.record({ op: fc.constant('extend' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb }),
+  fc.record({ op: fc.constant('release' as const), slots: slotsArb, value: valueArb }),
+  fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
+);
+
+let nodes: LocalNodeSet;
+let client: Redis;
+
+beforeAll(async () => {
+  nodes = await startNodes(1);
+  [client] = nodes.clients() as [Redis];
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await nodes?.stopAll();
+});
+
+async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number> {
+  const keys = permitKeys(RESOURCE, command.slots);
+  switch (command.op) {
+    case 'acquire': {
+      const reply = await real.runScript(semaphoreAcquireScript, keys, [command.value, command.ttlMs, command.limit], readSemaphoreAcquire);
+      return reply.recordedLimit === undefined ? Number(reply.taken) : -reply.recordedLimit;
+    }
+    case 'extend':
+      return real.runScript(semaphoreExtendScript, keys, [command.value, command.ttlMs, command.limit], Number);
+    case 'release':
+      return real.release(keys, command.value, 'plain');
+  }
+}
+
+function onModel(node: SimulatedSemaphoreNode, command: Exclude<Command, { op: 'advance' }>): number {
+  const keys = permitKeys(RESOURCE, command.slots);
+  switch (command.op) {
+    case 'acquire':
+      return node.acquire(keys, command.value, command.ttlMs, command.limit);
+    case 'extend':
+      return node.extend(keys, command.value, command.ttlMs, command.limit);
+    case 'release':
+      return node.release(keys, command.value);
+  }
+}
+
+describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
+  it(
+    'give the same replies, keys, values and TTLs for random acquire/extend/release/advance sequences',
+    async () => {
+      const real = new RedisNodeBackend(client);
+      const nemesis = new SkewNemesis(client, { rate: 1 });
+      const seen = { taken: 0, held: 0, mismatch: 0, extended: 0, released: 0 };
+      const allKeys = [limitKey(RESOURCE), ...Array.from({ length: SLOTS }, (_, slot) => slotKey(RESOURCE, slot))];
+      await checkProperty(
+        fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 25 }), async (commands) => {
+          await client.flushall();
+          const model = new SimulatedSemaphoreNode();
+          const startedAt = performance.now();
+          let jumps = 0;
+          for (const [step, command] of commands.entries()) {
+            const where = `step ${step}: ${JSON.stringify(command)}`;
+            if (command.op === 'advance') {
+              model.advance(command.ms);
+              if (command.ms > 0) {
+                await nemesis.jump(command.ms);
+                jumps++;
+              }
+            } else {
+              const expected = onModel(model, command);
+              expect(await onRedis(real, command), where).toBe(expected);
+              if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : 'mismatch']++;
+              if (command.op === 'extend' && expected === 1) seen.extended++;
+              if (command.op === 'release' && expected > 0) seen.released++;
+            }
+            for (const key of allKeys) {
+              const [value, pttl] = await Promise.all([client.get(key), client.pttl(key)]);
+              const elapsed = performance.now() - startedAt;
+              expect(value, `${where}, GET ${key}`).toBe(model.get(key));
+              const expectedTtl = model.pttl(key);
+              if (expectedTtl === -2) {
+                expect(pttl, `${where}, PTTL ${key}`).toBe(-2);
+              } else {
+                // Real time only shortens the real TTL; a semantic difference is a whole second or more.
+                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeGreaterThanOrEqual(-1 - jumps);
+                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeLessThanOrEqual(elapsed + TTL_SLACK_MS);
+              }
+            }
+          }
+        }),
+        RUNS,
+      );
+      // Every branch of the scripts ran.
+      for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(0);
+    },
+    timeoutFor(RUNS, 60_000),
+  );
+});

@@ -1,0 +1,69 @@
+/**
+ * One node's semaphore keys in memory, as semaphoreAcquire.lua,
+ * semaphoreExtend.lua and the mutex's compare-and-delete release treat them:
+ * string keys with a TTL counted on the node's own time (advance()). The
+ * quorum search runs it by the thousand; test/property/semaphoreScripts
+ * checks it against the scripts on a real redis-server.
+ */
+export class SimulatedSemaphoreNode {
+  readonly #keys = new Map<string, { value: string; expiresAt: number }>();
+  #now = 0;
+
+  advance(ms: number): void {
+    this.#now += ms;
+    for (const [key, entry] of this.#keys) if (entry.expiresAt <= this.#now) this.#keys.delete(key);
+  }
+
+  get(key: string): string | null {
+    return this.#keys.get(key)?.value ?? null;
+  }
+
+  /** -2 missing, else the milliseconds left (every key here has a TTL). */
+  pttl(key: string): number {
+    const entry = this.#keys.get(key);
+    return entry === undefined ? -2 : entry.expiresAt - this.#now;
+  }
+
+  /** semaphoreAcquire.lua: 1 taken, 0 a slot held, -recorded on another limit. */
+  acquire(keys: readonly string[], value: string, ttlMs: number, limit: number): number {
+    const [limitKey, ...slots] = keys as [string, ...string[]];
+    const recorded = this.get(limitKey);
+    if (recorded !== null && recorded !== String(limit)) return -Number(recorded);
+    if (slots.some((slot) => this.#keys.has(slot))) return 0;
+    for (const slot of slots) this.#set(slot, value, ttlMs);
+    if (this.pttl(limitKey) < ttlMs) this.#set(limitKey, String(limit), ttlMs);
+    return 1;
+  }
+
+  /** semaphoreExtend.lua: 1 when every slot still held `value` and was extended, else 0. */
+  extend(keys: readonly string[], value: string, ttlMs: number, limit: number): number {
+    const [limitKey, ...slots] = keys as [string, ...string[]];
+    const recorded = this.get(limitKey);
+    if (recorded !== null && recorded !== String(limit)) return 0;
+    if (slots.some((slot) => this.get(slot) !== value)) return 0;
+    for (const slot of slots) this.#set(slot, value, ttlMs);
+    if (this.pttl(limitKey) < ttlMs) this.#set(limitKey, String(limit), ttlMs);
+    return 1;
+  }
+
+  /** The mutex's plain release: deletes the keys that hold `value`, returns how many. */
+  release(keys: readonly string[], value: string): number {
+    let released = 0;
+    for (const key of new Set(keys)) {
+      if (this.get(key) === value) {
+        this.#keys.delete(key);
+        released++;
+      }
+    }
+    return released;
+  }
+
+  /** Every key and its value, for comparing with a real node. */
+  snapshot(): Record<string, string> {
+    return Object.fromEntries([...this.#keys].map(([key, entry]) => [key, entry.value]).sort());
+  }
+
+  #set(key: string, value: string, ttlMs: number): void {
+    this.#keys.set(key, { value, expiresAt: this.#now + ttlMs });
+  }
+}
