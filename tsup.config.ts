@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 const shared: Options = {
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
   outDir: 'dist',
   dts: true,
   sourcemap: true,
@@ -15,8 +15,8 @@ export default defineConfig([
   // shebang comes from src/cli/main.ts. ESM only: a CommonJS copy is not needed.
   {
     ...shared,
-    entry: { index: 'src/index.ts', cli: 'src/cli/main.ts' },
-    dts: { entry: { index: 'src/index.ts' } },
+    entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', cli: 'src/cli/main.ts' },
+    dts: { entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } },
     format: 'esm',
     clean: true,
   },

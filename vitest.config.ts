@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vitest/config';
 
 /** Loads .lua files as strings, as tsup's text loader does for the build. */
@@ -12,8 +13,28 @@ function luaAsText(): Plugin {
   };
 }
 
+/**
+ * With QUORUMLOCK_TEST_CLIENT set (node-redis, node-redis5), test files get
+ * test/support/clientSwap.ts for src/index.ts: the same suites, with the
+ * lockers on that client (see there).
+ */
+function clientSwap(): Plugin {
+  const shim = resolve('test/support/clientSwap.ts');
+  const index = resolve('src/index.ts');
+  return {
+    name: 'quorumlock:client-swap',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!process.env['QUORUMLOCK_TEST_CLIENT'] || process.env['QUORUMLOCK_TEST_CLIENT'] === 'ioredis') return null;
+      if (importer === undefined || importer === shim || !importer.includes('/test/')) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved?.id === index ? shim : null;
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [luaAsText()],
+  plugins: [luaAsText(), clientSwap()],
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

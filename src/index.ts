@@ -26,6 +26,7 @@ export {
   type LockerOptions,
   type ReplicaSyncOptions,
   type RetryOptions,
+  type InspectOptions,
   type TryAcquireOptions,
   type UsingOptions,
 } from './lock/options.js';
@@ -50,8 +51,13 @@ export {
   ValidityExhaustedError,
 } from './shared/errors.js';
 export type { NodeOutcome, NodeStatus } from './shared/outcome.js';
-export type { ReleaseOutcome } from './node/LockNode.js';
-export type { RedisClient } from './node/RedisNodeBackend.js';
+export type { InspectOutcome, ReleaseOutcome } from './node/LockNode.js';
+export type { KeyState } from './scripts/inspect.js';
+export type { Inspection, ResourceInspection, ResourceState } from './lock/inspection.js';
+export type { RedisClient } from './node/assertClient.js';
+export type { LockClient } from './node/backendFor.js';
+export type { IoredisClient } from './node/adapters/ioredis.js';
+export type { NodeRedisClient } from './node/adapters/nodeRedis.js';
 export type { Clock } from './clock/Clock.js';
 export {
   type AcquireEvent,

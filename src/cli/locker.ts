@@ -16,6 +16,8 @@ export interface LockerChoice {
   readonly fencing: boolean;
   /** Replicas of each node that must confirm a grant (syncReplicas); undefined: none. */
   readonly syncReplicas?: number | undefined;
+  /** How long a call waits for a node's first connection (and an acquire keeps trying); the library's default when absent. */
+  readonly acquireTimeoutMs?: number;
   /** Default: the mutex. */
   readonly mode?: LockMode;
 }
@@ -25,6 +27,7 @@ export function createLocker(clients: readonly Redis[], choice: LockerChoice): L
   const options = {
     nodeTimeoutMs: choice.nodeTimeoutMs,
     ...(choice.syncReplicas === undefined ? {} : { syncReplicas: { replicas: choice.syncReplicas } }),
+    ...(choice.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: choice.acquireTimeoutMs }),
   };
   const [only] = clients;
   const single = clients.length === 1 && only !== undefined;

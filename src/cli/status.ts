@@ -1,6 +1,4 @@
-import type { Redis } from 'ioredis';
-import { quorumFor } from '../redlock/quorum.js';
-import { holderValue, isMarked } from '../scripts/waiterMark.js';
+import { createLocker } from './locker.js';
 import { NodeConnections } from './NodeConnections.js';
 import { ExitCode } from './exitCodes.js';
 import type { NodeAddress } from './nodeUrls.js';
@@ -26,9 +24,10 @@ export interface StatusRequest {
 }
 
 /**
- * `quorumlock status`: reads the key on every node (GET and PTTL in one
- * MULTI, so both describe the same moment) and names the holder: the value
- * found on a quorum of nodes. Exits 0 when a quorum answered, 69 otherwise.
+ * `quorumlock status`: reads the key on every node through the library's
+ * inspect() (GET and PTTL in one script, so both describe the same moment)
+ * and names the holder: the value found on a quorum of nodes. Exits 0 when
+ * a quorum answered, 69 otherwise.
  */
 export async function status(request: StatusRequest, reporter: Reporter): Promise<number> {
   const connections = new NodeConnections(request.nodes, {
@@ -37,44 +36,31 @@ export async function status(request: StatusRequest, reporter: Reporter): Promis
     connectionName: `quorumlock:status:${process.pid}`,
   });
   try {
-    const states = await connections.eachNode<KeyState>(
-      (client, node) => readKey(client, node, request.resource),
-      (node, error) => ({ node, error: error.message }),
-    );
-    const quorum = quorumFor(states.length);
-    const answered = states.filter((state) => state.error === undefined).length;
-    const holder = holderOf(states, quorum);
+    const connectErrors = await connections.ready();
+    // A node that failed to connect is waited for no longer than the CLI's timeout.
+    const locker = createLocker(connections.clients, { nodeTimeoutMs: request.timeoutMs, fencing: false, acquireTimeoutMs: request.timeoutMs });
+    const inspection = await locker.inspect(request.resource);
+    const states = inspection.nodes.map((outcome, index): KeyState => {
+      const node = connections.addresses[index]?.label ?? outcome.node;
+      const connectError = connectErrors[index];
+      if (connectError) return { node, error: connectError.message };
+      const key = outcome.keys?.[0];
+      if (outcome.status !== 'ok' || key === undefined) return { node, error: outcome.error?.message ?? outcome.status };
+      if (key.value === null) return { node, value: null, pttlMs: key.pttlMs };
+      return { node, value: key.value, waiterMarked: key.waiterMarked, pttlMs: key.pttlMs };
+    });
+    const { quorum, answered } = inspection;
+    const holder = inspection.resources[0]?.holder ?? null;
+    const waiters = inspection.resources[0]?.waiters ?? 0;
     const exitCode = answered >= quorum ? ExitCode.OK : ExitCode.UNAVAILABLE;
     reporter.result(
-      { resource: request.resource, quorum, answered, held: holder !== null, holder, exitCode, nodes: states },
-      describeStatus(request.resource, states, quorum, answered, holder),
+      { resource: request.resource, quorum, answered, held: holder !== null, holder, waiters, exitCode, nodes: states },
+      describeStatus(request.resource, states, quorum, answered, holder, waiters),
     );
     return exitCode;
   } finally {
     connections.close();
   }
-}
-
-async function readKey(client: Redis, node: string, key: string): Promise<KeyState> {
-  try {
-    const replies = await client.multi().get(key).pttl(key).exec();
-    const [get, pttl] = replies ?? [];
-    const failed = get?.[0] ?? pttl?.[0] ?? (replies ? undefined : new Error('transaction aborted'));
-    if (failed) return { node, error: failed.message };
-    const stored = (get?.[1] as string | null) ?? null;
-    if (stored === null) return { node, value: null, pttlMs: Number(pttl?.[1]) };
-    return { node, value: holderValue(stored), waiterMarked: isMarked(stored), pttlMs: Number(pttl?.[1]) };
-  } catch (error) {
-    return { node, error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** The value held on at least a quorum of nodes, if any. */
-function holderOf(states: readonly KeyState[], quorum: number): string | null {
-  const counts = new Map<string, number>();
-  for (const { value } of states) if (typeof value === 'string') counts.set(value, (counts.get(value) ?? 0) + 1);
-  for (const [value, count] of counts) if (count >= quorum) return value;
-  return null;
 }
 
 function describeStatus(
@@ -83,6 +69,7 @@ function describeStatus(
   quorum: number,
   answered: number,
   holder: string | null,
+  waiters: number,
 ): string {
   const n = states.length;
   const heldOn = states.filter((state) => state.value === holder).length;
@@ -94,7 +81,8 @@ function describeStatus(
         : `not held (no value on a quorum of ${quorum} of ${n} node(s))`;
   const width = Math.max(...states.map((state) => state.node.length));
   const lines = states.map((state) => `  ${state.node.padEnd(width)}  ${describeState(state)}`);
-  return [`${JSON.stringify(resource)}: ${summary}`, ...lines].join('\n');
+  const line = waiters > 0 ? `; ${waiters} waiter(s) in line` : '';
+  return [`${JSON.stringify(resource)}: ${summary}${line}`, ...lines].join('\n');
 }
 
 function describeState(state: KeyState): string {

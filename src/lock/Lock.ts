@@ -195,6 +195,21 @@ export class Lock {
     return this.#release;
   }
 
+  /**
+   * `await using lock = await locker.acquire(…)` releases the lock when the
+   * block ends. It never rejects: an error thrown here would be wrapped with
+   * the block's own in a SuppressedError, hiding it from a plain `catch`. A
+   * failed release leaves the keys to their TTL and is published on
+   * `quorumlock:release`, as after using().
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      await this.release();
+    } catch {
+      // See above: the block's own outcome is what the caller must see.
+    }
+  }
+
   /** @internal Marks the lock lost (by the auto-extender or a failed extend). */
   markLost(error: LockLostError | LockExpiredError): void {
     this.#end(error);

@@ -14,6 +14,7 @@ import {
   type ResolvedOptions,
   resolveAcquireOptions,
   resolveTryAcquireOptions,
+  type InspectOptions,
   type TryAcquireOptions,
   type UsingOptions,
 } from './options.js';
@@ -30,6 +31,7 @@ import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
 import { type Renewal, RenewalBatch } from './RenewalBatch.js';
 import { assertFunction, assertLockValue, assertTtl, normalizeResources, type Resources } from './validate.js';
+import type { Inspection } from './inspection.js';
 
 /**
  * The Locker calls shared by RedisLock and Redlock: validation, retries,
@@ -94,6 +96,8 @@ export abstract class LockManager implements Locker {
    * Checks that a quorum holds every key with `value`. Rejects with
    * LockLostError, QuorumUnreachableError or LockExpiredError.
    */
+  /** Reads every node's state of `keys`; never rejects for an outage. */
+  protected abstract inspectOnNodes(keys: readonly string[], connectWait: ConnectWait): Promise<Inspection>;
   protected abstract verifyOnNodes(keys: readonly string[], value: string, connectWait: ConnectWait): Promise<Grant>;
   /** Throws InvalidArgumentError when the nodes cannot lock these keys together. */
   protected abstract checkKeys(keys: readonly string[]): void;
@@ -225,6 +229,13 @@ export abstract class LockManager implements Locker {
     const connectWait = { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal: undefined };
     const grant = await this.verifyOnNodes(keys, value, connectWait);
     return new Lock(this.#borrowedOps, keys, value, grant);
+  }
+
+  async inspect(resources: Resources, options?: InspectOptions): Promise<Inspection> {
+    const keys = normalizeResources(resources);
+    const signal = resolveTryAcquireOptions(options);
+    signal?.throwIfAborted();
+    return this.inspectOnNodes(keys, { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal });
   }
 
   /**

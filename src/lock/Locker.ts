@@ -1,5 +1,6 @@
 import type { Lock } from './Lock.js';
-import type { AcquireOptions, TryAcquireOptions, UsingOptions } from './options.js';
+import type { Inspection } from './inspection.js';
+import type { AcquireOptions, InspectOptions, TryAcquireOptions, UsingOptions } from './options.js';
 import type { Resources } from './validate.js';
 
 /** A routine run by using(): `signal` aborts when the lock is lost or expires. */
@@ -23,4 +24,12 @@ export interface Locker {
    * LockLostError when they no longer hold it.
    */
   reenter(resources: Resources, value: string): Promise<Lock>;
+  /**
+   * Reads each node's state of `resources` without taking or changing
+   * anything: the holder's value, its remaining TTL, the waiters in line,
+   * and whether a quorum agrees on one holder. Every node request has the
+   * locker's node timeout; each node's outcome is in the answer, which
+   * never rejects for an outage.
+   */
+  inspect(resources: Resources, options?: InspectOptions): Promise<Inspection>;
 }

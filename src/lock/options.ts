@@ -142,6 +142,9 @@ export interface TryAcquireOptions {
 
 export type UsingOptions = AcquireOptions;
 
+/** For inspect(): `signal` stops the wait for a node's first connection. */
+export type InspectOptions = TryAcquireOptions;
+
 export interface ResolvedRetry {
   readonly retries: number;
   readonly baseDelayMs: number;

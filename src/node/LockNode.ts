@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/Clock.js';
 import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../shared/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
+import type { KeyState } from '../scripts/inspect.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { RenewalEntry } from '../scripts/extendMany.js';
 import type { NodeBackend } from './NodeBackend.js';
@@ -167,6 +168,22 @@ export function verifyRequest(keys: readonly string[], value: string): NodeReque
     interpret: (pttlMs) => (pttlMs > 0 ? 'ok' : 'held'),
     describe: (node, status, ms, pttlMs, error): VerifyOutcome =>
       status === 'ok' && pttlMs !== undefined ? { node, status, ms, pttlMs } : plainOutcome(node, status, ms, undefined, error),
+  };
+}
+
+export interface InspectOutcome extends NodeOutcome {
+  /** With status `ok`: each resource as this node stores it, in the order asked. */
+  readonly keys?: readonly KeyState[];
+}
+
+/** Reads the resources' state (NodeBackend.inspect), changing nothing; waits for a connecting node like an acquire. */
+export function inspectRequest(resources: readonly string[]): NodeRequest<readonly KeyState[], InspectOutcome> {
+  return {
+    awaitsConnection: true,
+    send: (backend) => (backend.inspect ? backend.inspect(resources) : Promise.reject(new Error(`${backend.name} cannot be inspected`))),
+    interpret: () => 'ok',
+    describe: (node, status, ms, keys, error): InspectOutcome =>
+      status === 'ok' && keys !== undefined ? { node, status, ms, keys } : plainOutcome(node, status, ms, undefined, error),
   };
 }
 

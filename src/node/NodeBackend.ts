@@ -1,7 +1,15 @@
 import type { NodeConnectionError } from '../shared/errors.js';
-import type { LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry } from '../scripts/index.js';
+import type { KeyState, LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry } from '../scripts/index.js';
 import type { Announce, Rejoin } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
+
+/** Marks a NodeBackend that lockers take as it is, where they take a client (the in-memory node of quorumlock/testing). */
+export const IN_MEMORY_NODE: unique symbol = Symbol.for('quorumlock.inMemoryNode');
+
+/** A node that is its own backend: what lockers accept besides the clients of assertClient.ts. */
+export interface InMemoryBackend extends NodeBackend {
+  readonly [IN_MEMORY_NODE]: true;
+}
 
 /** A client's first connection, as requests wait for it (see ConnectionGate). */
 export interface FirstConnection {
@@ -64,6 +72,8 @@ export interface NodeBackend {
    * waiter or not), else 0. Backends without it cannot re-enter a lock by its value.
    */
   verify?(keys: readonly string[], value: string): Promise<number>;
+  /** Each resource's state (holder, PTTL, waiters), read without changing anything. Backends without it cannot be inspected. */
+  inspect?(resources: readonly string[]): Promise<readonly KeyState[]>;
   /** Raises each resource's token counter to at least `tokens[i]` while `value` holds every key. */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean>;
   /**

@@ -1,4 +1,3 @@
-import type { Cluster, Redis } from 'ioredis';
 import {
   type Announce,
   acquire,
@@ -7,7 +6,9 @@ import {
   extend,
   extendMany,
   fence,
+  inspectKey,
   keepalive,
+  type KeyState,
   leave,
   type LineEntry,
   type LuaScript,
@@ -18,19 +19,18 @@ import {
   type RenewalEntry,
   type ScriptClient,
   type SetClient,
+  scriptResends,
   verify,
 } from '../scripts/index.js';
+import { adapterFor, type RedisClient } from './assertClient.js';
+import type { ClientAdapter } from './ClientAdapter.js';
 import { RedisPubSub } from './RedisPubSub.js';
-import { coalesceWrites } from './coalesceWrites.js';
 import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot, bySlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 import { SyncConnections } from './SyncConnections.js';
 
-/** An ioredis client, standalone or cluster, as users pass it to quorumlock. */
-export type RedisClient = Redis | Cluster;
-
-/** Runs the lock scripts on one ioredis client. */
+/** Runs the lock scripts on one client, through its adapter (ClientAdapter.ts). */
 export class RedisNodeBackend implements NodeBackend {
   readonly name: string;
   readonly connection: ConnectionGate;
@@ -46,31 +46,31 @@ export class RedisNodeBackend implements NodeBackend {
   readonly synced: (<T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
-  private readonly keyPrefix: string;
-  readonly pubSub: RedisPubSub;
+  readonly pubSub: RedisPubSub | undefined;
+  private readonly adapter: ClientAdapter;
 
-  constructor(
-    private readonly client: RedisClient,
-    name?: string,
-  ) {
-    this.scripts = client as unknown as ScriptClient & SetClient;
-    const keyPrefix = (client.isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '';
-    this.isCluster = client.isCluster === true;
-    this.keyPrefix = keyPrefix;
+  /** `client`: a client users pass (see assertClient.ts), or its adapter. */
+  constructor(client: RedisClient | ClientAdapter, name?: string) {
+    const adapter = isAdapter(client) ? client : adapterFor(client, 'client');
+    this.adapter = adapter;
+    this.scripts = adapter.commands;
+    this.isCluster = adapter.isCluster;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
-    if (this.isCluster) {
-      this.synced = undefined;
-    } else {
+    const wait = adapter.wait;
+    const source = adapter.syncSource;
+    if (source) {
       // Opened at the first synced write: most lockers never sync.
       let connections: SyncConnections | undefined;
       this.synced = (write, replicas, timeoutMs) => {
-        connections ??= new SyncConnections(client as Redis, (connection) => new RedisNodeBackend(connection, this.name));
+        connections ??= new SyncConnections(source, (connection) => new RedisNodeBackend(connection, this.name));
         return connections.synced(write, replicas, timeoutMs);
       };
+    } else {
+      this.synced = wait === undefined ? undefined : (write, replicas, timeoutMs) => syncedOn(adapter, wait, () => write(this), replicas, timeoutMs);
     }
-    this.name = name ?? describeClient(client);
-    this.pubSub = new RedisPubSub(client, this.name, keyPrefix);
-    this.connection = new ConnectionGate(client, this.name);
+    this.name = name ?? adapter.name;
+    this.pubSub = adapter.subscriber ? new RedisPubSub(adapter, this.name) : undefined;
+    this.connection = new ConnectionGate(adapter.connecting, this.name);
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
@@ -112,7 +112,7 @@ export class RedisNodeBackend implements NodeBackend {
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
     this.coalesce();
     if (!this.isCluster) return extendMany(this.scripts, entries);
-    const groups = bySlot(entries, (entry) => this.keyPrefix + (entry.keys[0] as string));
+    const groups = bySlot(entries, (entry) => this.adapter.keyPrefix + (entry.keys[0] as string));
     const results = new Array<boolean>(entries.length);
     const calls = [...groups.values()].map((indexes) =>
       extendMany(
@@ -128,6 +128,11 @@ export class RedisNodeBackend implements NodeBackend {
     return verify(this.scripts, keys, value);
   }
 
+  inspect(resources: readonly string[]): Promise<readonly KeyState[]> {
+    // One request per resource: on a cluster the resources may lie in different slots.
+    return Promise.all(resources.map((resource) => inspectKey(this.scripts, resource)));
+  }
+
   release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
     this.coalesce();
     return release(this.scripts, keys, value, announce, rejoin);
@@ -139,30 +144,43 @@ export class RedisNodeBackend implements NodeBackend {
   }
 
   private coalesce(): void {
-    if (!this.isCluster) coalesceWrites(this.client as Redis);
+    this.adapter.beforeWrite?.();
   }
+}
+
+/**
+ * The write and the WAIT leave back to back, in one socket write when the
+ * connection is busy, so the sync costs no extra round trip of ours. WAIT
+ * only covers writes of its own connection: a script resent after NOSCRIPT
+ * runs behind the first WAIT, which is then sent again once the write has
+ * answered; and when the client reconnected meanwhile (ioredis resends an
+ * unanswered WAIT on the new connection, where it waits for nothing) the
+ * acknowledgement proves nothing and is not counted.
+ */
+function syncedOn<T>(
+  adapter: ClientAdapter,
+  wait: NonNullable<ClientAdapter['wait']>,
+  write: () => Promise<T>,
+  replicas: number,
+  timeoutMs: number,
+): Promise<SyncedReply<T>> {
+  const connection = adapter.connectionMark();
+  const resendsBefore = scriptResends();
+  const written = write();
+  const acknowledged = wait(replicas, timeoutMs);
+  return Promise.all([written, acknowledged])
+    .then(([reply, count]) =>
+      scriptResends() === resendsBefore ? { reply, acknowledged: count } : wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+    )
+    .then((synced): SyncedReply<T> => (adapter.connectionMark() === connection ? synced : { ...synced, connectionChanged: true }));
+}
+
+function isAdapter(client: RedisClient | ClientAdapter): client is ClientAdapter {
+  return (client as Partial<ClientAdapter>).commands !== undefined && (client as Partial<ClientAdapter>).connecting !== undefined;
 }
 
 /** On a cluster, a lock's keys (and with fencing their counters) must share one hash slot. */
 function checkClusterKeys(keys: readonly string[], argument: string, fencing: boolean): void {
   assertSameHashSlot(keys, argument);
   if (fencing) assertFencingKeysShareSlot(keys, argument);
-}
-
-function describeClient(client: RedisClient): string {
-  if (client.isCluster) {
-    // ioredis keeps the seed nodes in a field its types mark private; they name the cluster.
-    const seeds = (client as unknown as { startupNodes?: unknown[] }).startupNodes ?? [];
-    return `cluster(${seeds.map(describeSeed).join(',')})`;
-  }
-  const { host, port, path, sentinels, name } = (client as Redis).options;
-  // A Sentinel client's host and port are ioredis's defaults, not the master's: it is named by what finds the master.
-  if (sentinels && sentinels.length > 0) return `${name ?? 'mymaster'} via sentinels ${sentinels.map(describeSeed).join(',')}`;
-  return path ? `unix:${path}` : `${host ?? 'localhost'}:${port ?? 6379}`;
-}
-
-function describeSeed(seed: unknown): string {
-  if (typeof seed === 'string' || typeof seed === 'number') return String(seed);
-  const { host, port } = (seed ?? {}) as { host?: string; port?: number };
-  return `${host ?? 'localhost'}:${port ?? 6379}`;
 }

@@ -23,6 +23,7 @@ import {
   extendRequest,
   type FencedOutcome,
   fenceRequest,
+  inspectRequest,
   leaveRequest,
   type LockNode,
   type NodeRequest,
@@ -36,6 +37,7 @@ import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../shared/outcome.js';
 import { syncedRequest, syncedTimeoutMs, waitTimeoutMs } from '../node/replicaSync.js';
 import { largestTokens, standsOnQuorum } from './fencing.js';
+import { type Inspection, summarizeInspection } from '../lock/inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { RenewalTally } from './RenewalTally.js';
@@ -340,6 +342,13 @@ export class QuorumCoordinator extends LockManager {
    * process's own waiters in line may not have asked Redis yet, so with them
    * every deletion is announced.
    */
+  protected async inspectOnNodes(keys: readonly string[], connectWait: ConnectWait): Promise<Inspection> {
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines, connectWait);
+    // Every node's reading is wanted, not just a quorum's: no early decision.
+    const outcomes = await Promise.all(this.nodes.map((node) => node.ask(inspectRequest(keys), deadline)));
+    return summarizeInspection(keys, outcomes, this.quorum);
+  }
+
   protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;

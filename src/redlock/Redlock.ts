@@ -1,9 +1,8 @@
 import { InvalidArgumentError } from '../shared/errors.js';
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
 import { describe } from '../shared/describe.js';
-import { assertClient, isClient } from '../node/assertClient.js';
+import { backendFor, isLockClient, type LockClient } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
-import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
 
 export type RedlockOptions = LockerOptions;
@@ -14,7 +13,7 @@ export type RedlockOptions = LockerOptions;
  * is left after the round trips and the clock-drift allowance.
  */
 export class Redlock extends QuorumCoordinator {
-  constructor(clients: readonly RedisClient[], options?: RedlockOptions) {
+  constructor(clients: readonly LockClient[], options?: RedlockOptions) {
     const settings = resolveLockerOptions(options);
     super(toNodes(clients, settings.clock), settings);
   }
@@ -22,23 +21,23 @@ export class Redlock extends QuorumCoordinator {
 
 export function toNodes(clients: unknown, clock: { now(): number }): LockNode[] {
   if (!Array.isArray(clients) || clients.length === 0) {
-    // An ioredis client describes itself as an EventEmitter, which would hide the slip.
-    const got = isClient(clients)
-      ? 'an ioredis client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
+    // A client describes itself as an EventEmitter, which would hide the slip.
+    const got = isLockClient(clients)
+      ? 'a client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)'
       : describe(clients);
-    throw new InvalidArgumentError('clients', `expected a non-empty array of ioredis clients, got ${got}`);
+    throw new InvalidArgumentError('clients', `expected a non-empty array of clients (ioredis or node-redis), got ${got}`);
   }
   const seen = new Map<unknown, number>();
   // Array.from visits the holes of a sparse array too, so each is named.
   return Array.from(clients as unknown[], (client: unknown, index) => {
     const argument = `clients[${index}]`;
-    assertClient(client, argument);
+    const backend = backendFor(client, argument);
     const first = seen.get(client);
     if (first !== undefined) {
       // The same connection twice would count one node's vote twice.
       throw new InvalidArgumentError(argument, `is the same client as clients[${first}]; each node must be independent`);
     }
     seen.set(client, index);
-    return new LockNode(new RedisNodeBackend(client), clock);
+    return new LockNode(backend, clock);
   });
 }

@@ -1,14 +1,14 @@
-import { assertClient } from '../node/assertClient.js';
+import type { RedisClient } from '../node/assertClient.js';
+import { backendFor } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
-import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { type ReadWriteLockOptions, resolveReadWriteOptions } from './options.js';
 import { ReadWriteLock } from './ReadWriteLock.js';
 
 /** A read-write lock on one Redis server (or one Redis Cluster). */
 export class RedisReadWriteLock extends ReadWriteLock {
   constructor(client: RedisClient, options?: ReadWriteLockOptions) {
-    assertClient(client, 'client');
+    const backend = backendFor(client, 'client');
     const resolved = resolveReadWriteOptions(options);
-    super([new LockNode(new RedisNodeBackend(client), resolved.settings.clock)], resolved);
+    super([new LockNode(backend, resolved.settings.clock)], resolved);
   }
 }

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../node/RedisNodeBackend.js';
+import type { RedisClient } from '../node/assertClient.js';
 import { toNodes } from '../redlock/Redlock.js';
 import { type ReadWriteLockOptions, resolveReadWriteOptions } from './options.js';
 import { ReadWriteLock } from './ReadWriteLock.js';

@@ -7,5 +7,6 @@ export { fencingKeyFor } from './fencingKey.js';
 export { keepalive, keepaliveScript, leave, leaveScript, type LineEntry, RESERVATION_MS } from './line.js';
 export { companionKey, lineKeysFor } from './lineKeys.js';
 export { type Announce, RELEASE_CHANNEL_PREFIX, type Rejoin, release, releaseScript } from './release.js';
+export { inspectKey, inspectScript, type KeyState } from './inspect.js';
 export { verify, verifyScript } from './verify.js';
 export { holderValue, isMarked, WAITER_MARK } from './waiterMark.js';

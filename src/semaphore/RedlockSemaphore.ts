@@ -1,5 +1,5 @@
 import { toNodes } from '../redlock/Redlock.js';
-import type { RedisClient } from '../node/RedisNodeBackend.js';
+import type { RedisClient } from '../node/assertClient.js';
 import { resolveSemaphoreOptions, type SemaphoreOptions } from './options.js';
 import { SemaphoreCoordinator } from './SemaphoreCoordinator.js';
 

@@ -1,7 +1,6 @@
 import { type LockerOptions, resolveLockerOptions } from '../lock/options.js';
-import { assertClient } from '../node/assertClient.js';
+import { backendFor, type LockClient } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
-import { type RedisClient, RedisNodeBackend } from '../node/RedisNodeBackend.js';
 import { QuorumCoordinator } from '../redlock/QuorumCoordinator.js';
 
 export type RedisLockOptions = LockerOptions;
@@ -13,9 +12,9 @@ export type RedisLockOptions = LockerOptions;
  * failover without losing mutual exclusion (see the README's safety notes).
  */
 export class RedisLock extends QuorumCoordinator {
-  constructor(client: RedisClient, options?: RedisLockOptions) {
-    assertClient(client, 'client');
+  constructor(client: LockClient, options?: RedisLockOptions) {
+    const backend = backendFor(client, 'client');
     const settings = resolveLockerOptions(options);
-    super([new LockNode(new RedisNodeBackend(client), settings.clock)], settings);
+    super([new LockNode(backend, settings.clock)], settings);
   }
 }

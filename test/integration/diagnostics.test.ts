@@ -16,6 +16,9 @@ import {
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { recordChannel } from '../support/recordChannel.js';
 
+/** The class name of a Redis error reply in the client the lockers use: ioredis's ReplyError, node-redis's ErrorReply (named Error). */
+const REPLY_ERROR = process.env['QUORUMLOCK_TEST_CLIENT']?.startsWith('node-redis') ? 'Error' : 'ReplyError';
+
 let nodes: LocalNodeSet;
 let clients: Redis[];
 beforeAll(async () => {
@@ -147,7 +150,7 @@ describe('every event survives JSON.stringify with its useful fields', () => {
       expect(denial).toMatchObject({ granted: false, errorCode: ErrorCode.QUORUM_UNREACHABLE });
       const failed = denial.nodes.filter((n) => n.status === 'error');
       expect(failed).toHaveLength(2);
-      for (const node of failed) expect(node.error).toMatchObject({ name: 'ReplyError', message: expect.stringMatching(/WRONGTYPE/) });
+      for (const node of failed) expect(node.error).toMatchObject({ name: REPLY_ERROR, message: expect.stringMatching(/WRONGTYPE/) });
 
       // A release whose key turned into a list on one node, and a node that never answers.
       const lock = await quick.acquire('json:errors', 10_000);
@@ -162,7 +165,7 @@ describe('every event survives JSON.stringify with its useful fields', () => {
       await vi.waitFor(() => expect(events.releaseSettled.events).toHaveLength(1));
       const [wrongType, ok, silent] = events.releaseSettled.events[0]!.nodes;
       expect(events.releaseSettled.events[0]!.released).toBe(1);
-      expect(wrongType).toMatchObject({ status: 'error', error: { name: 'ReplyError', message: expect.stringMatching(/WRONGTYPE/) } });
+      expect(wrongType).toMatchObject({ status: 'error', error: { name: REPLY_ERROR, message: expect.stringMatching(/WRONGTYPE/) } });
       expect(ok).toMatchObject({ status: 'ok' });
       expect(silent).toMatchObject({
         status: 'timeout',

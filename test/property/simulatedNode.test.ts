@@ -122,7 +122,7 @@ describe('SimulatedNode against a real redis-server', () => {
         simulated.serverTime = new FakeClock(0);
         // Release announcements and handoffs (PUBLISHed by release.lua and leave.lua), counted per channel and payload on both.
         const heard = { real: new Map<string, number>(), simulated: new Map<string, number>() };
-        const connections = [real.pubSub.connect(), simulated.pubSub.connect()];
+        const connections = [real.pubSub!.connect(), simulated.pubSub.connect()];
         connections.forEach((connection, side) => {
           const counts = side === 0 ? heard.real : heard.simulated;
           connection.onMessage((channel, message) => {

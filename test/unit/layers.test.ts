@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['clock', 'shared'],
   ['scripts'],
   ['node'],
-  ['diagnostics', 'wakeup'],
+  ['diagnostics', 'wakeup', 'testing'],
   ['lock'],
   ['redlock'],
   ['single', 'semaphore', 'rwlock'],

@@ -55,25 +55,25 @@ describe('clients passed the wrong way round', () => {
     const error = refusal(() => new Redlock(client as never));
     expect(error.argument).toBe('clients');
     expect(error.message).toBe(
-      'Invalid clients: expected a non-empty array of ioredis clients, got an ioredis client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)',
+      'Invalid clients: expected a non-empty array of clients (ioredis or node-redis), got a client, not an array of them (new Redlock([client]), or new RedisLock(client) for one node)',
     );
   });
 
   it('new Redlock({}) and new Redlock([]) say what they got', () => {
-    expect(refusal(() => new Redlock({} as never)).message).toBe('Invalid clients: expected a non-empty array of ioredis clients, got an object');
-    expect(refusal(() => new Redlock([])).message).toBe('Invalid clients: expected a non-empty array of ioredis clients, got an empty array');
+    expect(refusal(() => new Redlock({} as never)).message).toBe('Invalid clients: expected a non-empty array of clients (ioredis or node-redis), got an object');
+    expect(refusal(() => new Redlock([])).message).toBe('Invalid clients: expected a non-empty array of clients (ioredis or node-redis), got an empty array');
   });
 
   it('new RedisLock([a, b]) and new Redlock([clients]) point to Redlock(clients)', () => {
-    const expected = 'expected an ioredis Redis or Cluster client, got an array of ioredis clients (for several nodes: new Redlock(clients))';
+    const expected = 'expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an array of clients (for several nodes: new Redlock(clients))';
     expect(refusal(() => new RedisLock([client, other] as never)).message).toBe(`Invalid client: ${expected}`);
     expect(refusal(() => new Redlock([[client, other]] as never)).message).toBe(`Invalid clients[0]: ${expected}`);
   });
 
   it('a non-client entry is described, with its article', () => {
     expect(refusal(() => new Redlock([client, new EventEmitter()] as never)).message).toBe(
-      'Invalid clients[1]: expected an ioredis Redis or Cluster client, got an EventEmitter',
+      'Invalid clients[1]: expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an EventEmitter',
     );
-    expect(refusal(() => new RedisLock({} as never)).message).toBe('Invalid client: expected an ioredis Redis or Cluster client, got an object');
+    expect(refusal(() => new RedisLock({} as never)).message).toBe('Invalid client: expected an ioredis client (Redis or Cluster), a node-redis client (createClient, createCluster or createSentinel) or a Valkey GLIDE client, got an object');
   });
 });

@@ -44,7 +44,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   types: ['node'],
   skipLibCheck: true,
   noEmit: true,
-  paths: { quorumlock: [join(root, 'src/index.ts')] },
+  paths: { quorumlock: [join(root, 'src/index.ts')], 'quorumlock/testing': [join(root, 'src/testing/index.ts')] },
 };
 
 // src/ imports its Lua sources; their module declaration is not reached by imports.

@@ -1,0 +1,257 @@
+import type { ClientAdapter } from '../ClientAdapter.js';
+import type { ConnectingClient } from '../ConnectionGate.js';
+import type { PubSubConnection } from '../PubSub.js';
+import { describeSeed } from './ioredis.js';
+
+type Listener = (...args: unknown[]) => void;
+type Message = (message: string, channel: string) => void;
+
+/** What node-redis clients of every kind share, as far as quorumlock uses it (v5 and v6; v4 has the same shape). */
+interface NodeRedisBase {
+  readonly isOpen: boolean;
+  /** Absent on a v5 cluster: ready once it knows its masters (see isReady). */
+  readonly isReady?: boolean;
+  once(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+  on(event: string, listener: Listener): unknown;
+}
+
+/** What a subscriber connection is used for; left out of the client types above, whose listener types differ by kind and major. */
+interface Subscribing {
+  subscribe(channels: string[], listener: Message): Promise<unknown>;
+  unsubscribe(channels: string[], listener: Message): Promise<unknown>;
+}
+
+/** createClient(). */
+export interface NodeRedisStandalone extends NodeRedisBase {
+  sendCommand(args: string[]): Promise<unknown>;
+  duplicate(): NodeRedisStandalone;
+  connect(): Promise<unknown>;
+}
+
+/** createCluster(). */
+export interface NodeRedisCluster extends NodeRedisBase {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  nodeClient(node: never): Promise<unknown>;
+  duplicate(): NodeRedisCluster;
+  connect(): Promise<unknown>;
+}
+
+/** createSentinel(). */
+export interface NodeRedisSentinel extends NodeRedisBase {
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  getMasterNode(): unknown;
+  /** Absent in v5: subscriptions then share the sentinel client's own pub/sub connection. */
+  duplicate?(): NodeRedisSentinel;
+  connect(): Promise<unknown>;
+}
+
+/** A node-redis client as users pass it to quorumlock: createClient, createCluster or createSentinel. */
+export type NodeRedisClient = NodeRedisStandalone | NodeRedisCluster | NodeRedisSentinel;
+
+/** node-redis clients send raw commands with sendCommand and say whether they are open (ioredis has neither). */
+export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
+  const candidate = value as Partial<NodeRedisBase & Subscribing & { sendCommand: unknown; duplicate: unknown }> | null | undefined;
+  return (
+    typeof candidate?.sendCommand === 'function' &&
+    typeof candidate.isOpen === 'boolean' &&
+    typeof candidate.subscribe === 'function'
+  );
+}
+
+function isCluster(client: NodeRedisClient): client is NodeRedisCluster {
+  return typeof (client as Partial<NodeRedisCluster>).nodeClient === 'function';
+}
+
+function isSentinel(client: NodeRedisClient): client is NodeRedisSentinel {
+  return typeof (client as Partial<NodeRedisSentinel>).getMasterNode === 'function';
+}
+
+/** Options as node-redis keeps them: `options` on a client, `_options` on a cluster or sentinel. */
+interface SeenOptions {
+  readonly url?: string;
+  readonly socket?: { readonly host?: string; readonly port?: number; readonly path?: string };
+  readonly keyPrefix?: string | Buffer;
+  readonly rootNodes?: readonly { readonly url?: string; readonly socket?: { host?: string; port?: number } }[];
+  readonly name?: string;
+  readonly sentinelRootNodes?: readonly { host?: string; port?: number }[];
+  readonly masterPoolSize?: number;
+}
+
+function optionsOf(client: NodeRedisClient): SeenOptions {
+  const seen = client as unknown as { options?: SeenOptions; _options?: SeenOptions };
+  return seen.options ?? seen._options ?? {};
+}
+
+/**
+ * node-redis: every command goes out raw (sendCommand), in the form the
+ * scripts use with ioredis, so no command of node-redis's own typed API,
+ * which changed between majors, is needed. Raw commands skip node-redis's
+ * keyPrefix: the adapter puts it in front of the keys itself, as ioredis does.
+ */
+export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
+  const options = optionsOf(client);
+  const keyPrefix = prefixOf(client, options);
+  const send = senderOf(client);
+  const withKeys = (command: string, head: string, numberOfKeys: number, keysAndArgs: readonly (string | number)[]): Promise<unknown> => {
+    const args = [command, head, String(numberOfKeys)];
+    for (let i = 0; i < keysAndArgs.length; i++) args.push(i < numberOfKeys ? keyPrefix + String(keysAndArgs[i]) : String(keysAndArgs[i]));
+    return send(args, numberOfKeys > 0 ? args[3] : undefined);
+  };
+  const cluster = isCluster(client);
+  const sentinel = isSentinel(client);
+  let changes = 0;
+  if (sentinel) {
+    // A sentinel client hides its connections: a reconnect or a new master is the change a WAIT must not span.
+    const changed = (): void => void changes++;
+    client.on('reconnecting', changed);
+    client.on('topology-change', changed);
+  }
+  const epoch = (): unknown => (sentinel ? changes : (client as { socketEpoch?: number }).socketEpoch);
+  return {
+    name: describeClient(client, options),
+    isCluster: cluster,
+    keyPrefix,
+    connecting: connectingOf(client),
+    commands: {
+      evalsha: (sha, numberOfKeys, ...keysAndArgs) => withKeys('EVALSHA', sha, numberOfKeys, keysAndArgs),
+      eval: (source, numberOfKeys, ...keysAndArgs) => withKeys('EVAL', source, numberOfKeys, keysAndArgs),
+      set: (key, value, px, ttlMs, nx) => {
+        const prefixed = keyPrefix + key;
+        return send(['SET', prefixed, value, px, String(ttlMs), nx], prefixed);
+      },
+    },
+    // node-redis writes the commands of one tick in one corked write by itself.
+    beforeWrite: undefined,
+    wait: cluster || !waitsInOrder(client, sentinel, options) ? undefined : (replicas, timeoutMs) => send(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
+    syncSource: undefined,
+    connectionMark: epoch,
+    subscriber: () => subscriberOf(client),
+  };
+}
+
+function senderOf(client: NodeRedisClient): (args: string[], firstKey?: string) => Promise<unknown> {
+  if (isCluster(client)) return (args, firstKey) => client.sendCommand(firstKey, false, args);
+  if (isSentinel(client)) return (args) => client.sendCommand(false, args);
+  return (args) => client.sendCommand(args);
+}
+
+/**
+ * WAIT counts the writes of its own connection: a plain client has one; a
+ * sentinel client only with one master connection in its pool (the
+ * default), so that the WAIT follows the write on it.
+ */
+function waitsInOrder(client: NodeRedisClient, sentinel: boolean, options: SeenOptions): boolean {
+  if (!sentinel) return typeof (client as { socketEpoch?: unknown }).socketEpoch === 'number';
+  return (options.masterPoolSize ?? 1) === 1;
+}
+
+function prefixOf(client: NodeRedisClient, options: SeenOptions): string {
+  const prefix = (client as { _keyPrefix?: string | Buffer })._keyPrefix ?? options.keyPrefix;
+  return prefix === undefined ? '' : String(prefix);
+}
+
+/**
+ * node-redis connects only when told to (`await client.connect()`), and a
+ * client that is not open stays so: quorumlock never opens a user's client
+ * (it might have been closed on purpose), it fails the request instead.
+ */
+function connectingOf(client: NodeRedisClient): ConnectingClient {
+  // A cluster says 'connect' once its slots are known, a client and a sentinel 'ready': either is heard, once ready.
+  const wrapped = new Map<Listener, Listener>();
+  const connecting: ConnectingClient = {
+    get status() {
+      return isReady(client) ? 'ready' : client.isOpen ? 'connecting' : 'end';
+    },
+    once: (event, listener) => {
+      if (event !== 'ready') {
+        client.once(String(event), listener as Listener);
+        return connecting as never;
+      }
+      const onReady = (): void => {
+        if (!isReady(client)) return;
+        connecting.off('ready', listener);
+        (listener as () => void)();
+      };
+      wrapped.set(listener as Listener, onReady);
+      client.on('ready', onReady);
+      client.on('connect', onReady);
+      return connecting as never;
+    },
+    off: (event, listener) => {
+      const onReady = event === 'ready' ? wrapped.get(listener as Listener) : undefined;
+      if (onReady === undefined) {
+        client.off(String(event), listener as Listener);
+        return connecting as never;
+      }
+      wrapped.delete(listener as Listener);
+      client.off('ready', onReady);
+      client.off('connect', onReady);
+      return connecting as never;
+    },
+    connect: () => client.connect().then(() => undefined),
+  };
+  return connecting;
+}
+
+function isReady(client: NodeRedisClient): boolean {
+  if (client.isReady !== undefined) return client.isReady;
+  // A v5 cluster is open from the start of connect(), and ready once it knows its masters.
+  return client.isOpen && ((client as { masters?: readonly unknown[] }).masters?.length ?? 1) > 0;
+}
+
+function subscriberOf(client: NodeRedisClient): PubSubConnection {
+  const own = client.duplicate !== undefined;
+  const connection = client.duplicate?.() ?? client;
+  // Errors surface as timeouts of the subscriptions; callers fall back on polling.
+  if (own) connection.on('error', () => undefined);
+  const opened = own
+    ? connection.connect().then(
+        () => true,
+        () => false,
+      )
+    : Promise.resolve(true);
+  const listeners: ((channel: string, message: string) => void)[] = [];
+  const subscribed = new Set<string>();
+  const hear: Message = (message, channel) => {
+    for (const listener of listeners) listener(channel, message);
+  };
+  const whenOpen = <T>(action: () => Promise<T>): Promise<T> =>
+    opened.then((open) => (open ? action() : Promise.reject(new Error('the subscriber connection failed'))));
+  return {
+    subscribe: (...channels) => {
+      for (const channel of channels) subscribed.add(channel);
+      return whenOpen(() => (connection as unknown as Subscribing).subscribe(channels, hear));
+    },
+    unsubscribe: (...channels) => {
+      for (const channel of channels) subscribed.delete(channel);
+      return whenOpen(() => (connection as unknown as Subscribing).unsubscribe(channels, hear));
+    },
+    onMessage: (listener) => void listeners.push(listener),
+    // node-redis resubscribes by itself after a reconnect; the subscriber's own resubscribe is harmless.
+    onReady: (listener) => void connection.on('ready', listener),
+    disconnect: () => {
+      // A shared connection is the user's: only our listener leaves it.
+      if (!own) void (connection as unknown as Subscribing).unsubscribe([...subscribed], hear).catch(() => undefined);
+      else void opened.then(() => closeConnection(connection));
+    },
+  };
+}
+
+function closeConnection(connection: NodeRedisClient): void {
+  const closing = connection as unknown as { destroy?: () => unknown; disconnect?: () => unknown };
+  // destroy() in v5 and later; disconnect() in v4. Either may reject on a connection already gone.
+  const result = closing.destroy ? closing.destroy() : closing.disconnect?.();
+  if (result instanceof Promise) result.catch(() => undefined);
+}
+
+function describeClient(client: NodeRedisClient, options: SeenOptions): string {
+  if (isCluster(client)) {
+    const seeds = (options.rootNodes ?? []).map((node) => node.url?.replace(/^rediss?:\/\//, '') ?? describeSeed(node.socket));
+    return `cluster(${seeds.join(',')})`;
+  }
+  if (isSentinel(client)) return `${options.name ?? 'mymaster'} via sentinels ${(options.sentinelRootNodes ?? []).map(describeSeed).join(',')}`;
+  if (options.url !== undefined) return new URL(options.url).host || options.url;
+  const socket = options.socket ?? {};
+  return socket.path ? `unix:${socket.path}` : `${socket.host ?? 'localhost'}:${socket.port ?? 6379}`;
+}

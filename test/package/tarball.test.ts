@@ -1,0 +1,153 @@
+/**
+ * The packed tarball, installed in fresh projects as a user's would be:
+ * one with neither ioredis nor redis, one with redis alone. The README's
+ * snippets for node-redis and for users' own tests are type-checked there
+ * (strict, nodenext, against the tarball's declarations) and run: the
+ * in-memory one with no Redis server at all.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
+const README = join(ROOT, 'README.md');
+
+let work: string;
+let tarball: string;
+
+/** The ```ts block right under the heading that starts with `heading`. */
+async function readmeBlock(heading: string): Promise<string> {
+  const text = await readFile(README, 'utf8');
+  const at = text.split('\n').findIndex((line) => line.startsWith(heading));
+  if (at === -1) throw new Error(`README.md has no heading ${heading}`);
+  const rest = text.split('\n').slice(at + 1);
+  const open = rest.findIndex((line) => line.startsWith('```ts'));
+  const close = rest.findIndex((line, i) => i > open && line.startsWith('```'));
+  return rest.slice(open + 1, close).join('\n');
+}
+
+/** A fresh project with the tarball and `extra` packages installed from the npm cache. */
+async function project(name: string, extra: readonly string[]): Promise<string> {
+  const dir = join(work, name);
+  await mkdir(dir);
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', '--ignore-scripts', tarball, ...extra], {
+    cwd: dir,
+    timeout: 240_000,
+  });
+  // Types for the snippets' console and process, as a user's project has them.
+  await mkdir(join(dir, 'node_modules/@types'), { recursive: true });
+  await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'));
+  return dir;
+}
+
+/** Type-checks `code` as a strict nodenext project in `dir`; resolves to the diagnostics. */
+function typecheck(dir: string, file: string, code: string, checkLibraries: boolean): string[] {
+  const path = join(dir, file);
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2023.d.ts'],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ['node'],
+    noEmit: true,
+    // Checked where the declarations must stand without ioredis; node-redis's own are large and not ours.
+    skipLibCheck: !checkLibraries,
+  };
+  const host = ts.createCompilerHost(options, true);
+  const readFileBase = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.readFile = (name) => (name === path ? code : readFileBase(name));
+  host.fileExists = (name) => name === path || fileExists(name);
+  const program = ts.createProgram({ rootNames: [path], options, host });
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+/** `code` as JavaScript Node 20 runs (`await using` lowered), with console.assert that throws. */
+async function writeRunnable(dir: string, file: string, code: string): Promise<string> {
+  const { outputText } = ts.transpileModule(code, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } });
+  const strictAssert = "console.assert = (ok, ...what) => { if (!ok) throw new Error('assertion failed: ' + what.join(' ')); };\n";
+  await writeFile(join(dir, file), strictAssert + outputText);
+  return join(dir, file);
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'quorumlock-package-'));
+  // npm pack builds dist/ first (the package's prepare script).
+  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, timeout: 300_000 });
+  tarball = join(work, stdout.trim().split('\n').at(-1) ?? '');
+}, 360_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('installed with neither ioredis nor redis', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await project('bare', []);
+  }, 300_000);
+
+  it('imports (ESM and CommonJS) without either client, and the first use names the clients it takes', async () => {
+    expect(existsSync(join(dir, 'node_modules/ioredis'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/redis'))).toBe(false);
+    const script = [
+      "import { RedisLock } from 'quorumlock';",
+      "import { createRequire } from 'node:module';",
+      "const cjs = createRequire(import.meta.url)('quorumlock');",
+      "if (typeof cjs.Redlock !== 'function') throw new Error('no CommonJS build');",
+      'try { new RedisLock(undefined); } catch (error) { console.log(error.code, error.message); }',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    expect(stdout).toMatch(/^QUORUMLOCK_INVALID_ARGUMENT Invalid client: expected an ioredis client .*, a node-redis client .* or a Valkey GLIDE client, got undefined/);
+  });
+
+  it('says the command line needs ioredis', async () => {
+    const failure = await run(join(dir, 'node_modules/.bin/quorumlock'), ['status', 'x'], { cwd: dir }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 69, stderr: expect.stringContaining('needs the ioredis package: npm install ioredis') });
+  });
+
+  it("runs the README's example for users' own tests, with no Redis server, as it stands", async () => {
+    const code = await readmeBlock('## Testing your own code');
+    expect(typecheck(dir, 'users-tests.ts', code, true)).toEqual([]);
+    const file = await writeRunnable(dir, 'users-tests.mjs', code);
+    // A process of its own that must end by itself: no timer or connection is left behind.
+    await run(process.execPath, [file], { cwd: dir, timeout: 20_000 });
+  }, 120_000);
+});
+
+describe('installed with redis and not ioredis', () => {
+  let dir: string;
+  let nodes: LocalNodeSet;
+  beforeAll(async () => {
+    [dir, nodes] = await Promise.all([project('node-redis', ['redis@6']), startNodes(3)]);
+  }, 300_000);
+  afterAll(async () => {
+    await nodes?.stopAll();
+  });
+
+  it("type-checks and runs the README's node-redis snippet as it stands", async () => {
+    expect(existsSync(join(dir, 'node_modules/ioredis'))).toBe(false);
+    expect((await readdir(join(dir, 'node_modules'))).includes('redis')).toBe(true);
+    const code = await readmeBlock('### With node-redis');
+    expect(typecheck(dir, 'node-redis.ts', code, false)).toEqual([]);
+    const file = await writeRunnable(dir, 'node-redis.mjs', code);
+    const [first] = nodes.urls;
+    const { stdout } = await run(process.execPath, [file], {
+      cwd: dir,
+      timeout: 20_000,
+      env: { ...process.env, REDIS_URL: first, REDIS_URLS: nodes.urls.join(',') },
+    });
+    expect(stdout).toContain('charged 42 under the lock');
+    expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
+  }, 120_000);
+});
