@@ -58,12 +58,11 @@ const ttlArb = fc.oneof(
 const ownerArb = fc.nat(OWNERS - 1);
 
 /**
- * KNOWN SRC BUG 6 (see test/property/README.md): with wake-up on, an attempt that fails after
- * landing on some node (validity used up; a partial quorum) undoes it with a release, and that
- * release's announcement wakes the very waiter that sent it: it retries at once, every time,
- * instead of backing off. On instant nodes that loop never lets time pass. Until src is fixed,
- * runs with wake-up give every reply at least 1 ms (the loop then ends with the acquire
- * timeout); set this to false to reproduce it (a "runaway" violation).
+ * Once KNOWN SRC BUG 6 (test/property/README.md): a waiter woken by the undo of its own failed
+ * attempt retried at once, every time; on instant nodes that loop never let time pass. Fixed
+ * (the undo announces nothing; after ValidityExhaustedError a waiter backs off its full delay,
+ * see bug 7), so replies may take 0 ms again. Set this to true to give every reply at least
+ * 1 ms with wake-up on, should a "runaway" violation need telling apart from a slow loop.
  */
 const AVOID_SELF_WAKE_LOOP = false;
 
