@@ -41,6 +41,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Each file starts its own redis-server processes; two at a time suit 2 cores.
     maxWorkers: 2,
+    globalSetup: ['test/support/cliBundle.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 });

@@ -1,6 +1,6 @@
 /**
- * Runs the real quorumlock CLI as a child process, from source (tsx plus the
- * .lua hook, as the tsup build loads .lua as text), with a clean environment.
+ * Runs the real quorumlock CLI as a child process, from source (bundled once
+ * per run by test/support/cliBundle.ts), with a clean environment.
  * Every CLI process is registered with the harness's process registry, so a
  * failing test never leaves one behind.
  */
@@ -8,10 +8,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
 import { registerProcess, unregisterProcess } from '../support/processRegistry.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const WORKER = join(import.meta.dirname, 'fixtures/worker.mjs');
+/** The CLI bundled from src/cli/main.ts for this run. */
+export const CLI = inject('quorumlockCli');
 
 export interface CliResult {
   readonly code: number | null;
@@ -36,7 +39,7 @@ export interface CliOptions {
 export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', './scripts/register-lua.mjs', 'src/cli/main.ts', ...args],
+    ['--enable-source-maps', CLI, ...args],
     {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...options.env },

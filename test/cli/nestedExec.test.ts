@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { jsonLine, readEvents, redisFlags, ROOT, runCli, startCli, waitFor, WORKER } from './cliProcess.js';
+import { CLI, jsonLine, readEvents, redisFlags, runCli, startCli, waitFor, WORKER } from './cliProcess.js';
 
 let set: LocalNodeSet;
 let clients: Redis[];
@@ -33,8 +33,8 @@ function file(name: string): string {
 
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** The quorumlock command line, from source, as a shell words string (the CLI's cwd is the repository). */
-const QUORUMLOCK = [process.execPath, '--import', 'tsx', '--import', join(ROOT, 'scripts/register-lua.mjs'), join(ROOT, 'src/cli/main.ts')]
+/** The quorumlock command line, from source (bundled for this run), as a shell words string. */
+const QUORUMLOCK = [process.execPath, CLI]
   .map(quote)
   .join(' ');
 
