@@ -36,7 +36,17 @@ export interface SentinelGroupOptions {
    * at the new master's own address.
    */
   readonly proxiedReplication?: boolean;
-  /** Sentinels' down-after-milliseconds. Default 300. */
+  /**
+   * Sentinels' down-after-milliseconds. Default 1000: a sentinel's new links
+   * to a master it has just switched to answered only after 260-450 ms on a
+   * loaded machine, and with 300 ms the sentinels failed the new master over
+   * again 335 ms after the switch (its sentinel log: +switch-master, then
+   * +sdown, +odown): the failover the test asked for was undone, and the
+   * master that had been failed over from sat unconverted until a sentinel's
+   * next 10-s look at it (an 11 s wait for the group to settle). 1000 ms is
+   * twice the slowest link seen; a failover the harness induces detects its
+   * dead master 0.7 s later than with 300.
+   */
   readonly downAfterMs?: number;
   /**
    * Sentinels' failover-timeout. Default 3000: a sentinel sees the replica it
@@ -120,7 +130,7 @@ export class SentinelGroup {
       name: options.name ?? 'quorumlock',
       replicas: options.replicas ?? 1,
       proxiedReplication: options.proxiedReplication ?? false,
-      downAfterMs: options.downAfterMs ?? 300,
+      downAfterMs: options.downAfterMs ?? 1000,
       failoverTimeoutMs: options.failoverTimeoutMs ?? (options.proxiedReplication === true ? 60_000 : 3000),
       failoverDeadlineMs: options.failoverDeadlineMs ?? 20_000,
     };
@@ -230,7 +240,7 @@ export class SentinelGroup {
    */
   async stallReplication(): Promise<void> {
     // The harness's view of the master is from the group's last settling: after a
-    // spurious failover since (the sentinels' 300 ms down-after, on a busy machine)
+    // spurious failover since (the sentinels' down-after, on a busy machine)
     // it would pause the master as a replica, and the lossy failover would kill a
     // replica and lose nothing. Once the replicas are paused none can be promoted.
     await this.#followSentinels();
