@@ -225,7 +225,10 @@ export abstract class LockManager implements Locker {
       if (signal?.aborted) throw new AbortedError(signal.reason);
       throw error;
     }
-    return this.#handOver(keys, value, grant, signal);
+    const lock = this.#handOver(keys, value, grant, signal);
+    // A semaphore's one attempt may have tried other permit slots before these.
+    if (this.endAttempts(value, grant.keys ?? keys) && lock instanceof Lock) lock.mayOutliveValidity();
+    return lock;
   }
 
   async using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {

@@ -37,8 +37,9 @@ export class GivenUpAttempts {
    * own release covers the others (`coveredByLock`).
    */
   take(value: string, kept: readonly string[] | undefined): { released: Abandoned[]; coveredByLock: boolean } {
-    const attempts = this.#byValue.get(value);
-    if (!attempts) return { released: [], coveredByLock: false };
+    // Most acquires gave up on nothing: no allocation on their path.
+    const attempts = this.#byValue.size === 0 ? undefined : this.#byValue.get(value);
+    if (!attempts) return NOTHING_GIVEN_UP;
     this.#byValue.delete(value);
     const byKeys = new Map<string, GivenUpAttempt[]>();
     let coveredByLock = false;
@@ -61,6 +62,8 @@ export class GivenUpAttempts {
     return { released, coveredByLock };
   }
 }
+
+const NOTHING_GIVEN_UP: { released: Abandoned[]; coveredByLock: boolean } = Object.freeze({ released: [], coveredByLock: false });
 
 /** Keys an ended acquire wrote without keeping them, and per node whether a write of them timed out there. */
 export interface Abandoned {
