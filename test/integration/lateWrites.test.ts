@@ -25,6 +25,14 @@ interface AcquireReplay {
   tryAcquire(client: Redis, options: { nodeTimeoutMs: number; syncReplicas?: { replicas: number } }): Promise<Lock | null>;
 }
 
+interface ExtendReplay {
+  readonly name: string;
+  readonly sync: boolean;
+  /** The key the lock holds, watched on the replica. */
+  readonly key: string;
+  acquire(client: Redis, options: { nodeTimeoutMs: number; syncReplicas?: { replicas: number } }, ttlMs: number): Promise<Lock>;
+}
+
 interface KeyEvents {
   /** [time, event] of each keyspace notification of the key, in order. */
   readonly seen: [number, string][];
@@ -106,7 +114,20 @@ function watchKey(group: SentinelGroup, server: RedisServer, key: string, longer
 }
 
 describe('a write that timed out and runs after a failover', () => {
-  it.each([false, true])('an extend replayed on the promoted replica does not keep the key past the lock\'s end (syncReplicas %s)', async (sync) => {
+  // The semaphore's lock ends through the same Lock handle, and its release is its lock's own
+  // (finalRelease): sent again after its late writes, as the mutex's is.
+  const extended: ExtendReplay[] = [
+    { name: 'mutex', sync: false, key: 'orders:1', acquire: (client, options, ttlMs) => new RedisLock(client, options).acquire('orders:1', ttlMs) },
+    { name: 'mutex', sync: true, key: 'orders:1', acquire: (client, options, ttlMs) => new RedisLock(client, options).acquire('orders:1', ttlMs) },
+    {
+      name: 'semaphore',
+      sync: true,
+      key: '{permits}:permit:0',
+      acquire: (client, options, ttlMs) => new RedisSemaphore(client, { ...options, limit: 1 }).acquire('permits', ttlMs),
+    },
+  ];
+
+  it.each(extended)('a $name extend replayed on the promoted replica does not keep the key past the lock\'s end (syncReplicas $sync)', async ({ sync, key, acquire }) => {
     // Sentinels' down-after above the harness's 300 ms: after +switch-master a sentinel's new
     // link to the promoted master stayed disconnected 260-450 ms (SENTINEL MASTER said so while
     // the server answered other clients in under 30 ms), so with 300 ms the sentinels often
@@ -117,16 +138,16 @@ describe('a write that timed out and runs after a failover', () => {
     group = await SentinelGroup.start({ replicas: 1, downAfterMs: 1500 });
     const replica = group.servers[1] as RedisServer;
     const client = group.client(replaying);
-    const locker = new RedisLock(client, { nodeTimeoutMs: 200, ...(sync ? { syncReplicas: { replicas: 1 } } : {}) });
+    const options = { nodeTimeoutMs: 200, ...(sync ? { syncReplicas: { replicas: 1 } } : {}) };
     // Long enough for the key to outlast a slow failover (up to 20 s here when an election
     // failed): an extend replayed after the key expired finds nothing to extend.
     const ttlMs = 10_000;
-    const lock = await locker.acquire('orders:1', ttlMs);
+    const lock = await acquire(client, options, ttlMs);
     await group.waitForReplication();
     await group.master.pause();
     const extend = await lock.extend(30_000).catch((e: unknown) => e);
     expect(isQuorumLockError(extend, ErrorCode.QUORUM_UNREACHABLE)).toBe(true);
-    const watch = watchKey(group, replica, 'orders:1', ttlMs);
+    const watch = watchKey(group, replica, key, ttlMs);
     await group.failover('kill');
     expect(group.master).toBe(replica);
     // The holder never releases: its lock ends when its validity does.
@@ -141,14 +162,14 @@ describe('a write that timed out and runs after a failover', () => {
     await watch.stop();
     // The client resent the extend on the promoted replica: it held the key for 30 s there.
     expect(watch.firstLateAt).toBeDefined();
-    const pttl = await group.command(replica, 'PTTL', 'orders:1');
+    const pttl = await group.command(replica, 'PTTL', key);
     // The release the lock's end sent (release() returns it), to explain a failure.
     const released = await (await lock.release()).settled;
     const servers = await Promise.all(
       (group as SentinelGroup).servers.map(async (server) => ({
         port: server.port,
         role: ((await (group as SentinelGroup).command(server, 'ROLE').catch(() => ['?'])) as unknown[])[0],
-        pttl: await (group as SentinelGroup).command(server, 'PTTL', 'orders:1').catch(() => '?'),
+        pttl: await (group as SentinelGroup).command(server, 'PTTL', key).catch(() => '?'),
       })),
     );
     const sentinels = await Promise.all((group as SentinelGroup).sentinels.map((sentinel) => (group as SentinelGroup).sentinelMaster(sentinel)));
