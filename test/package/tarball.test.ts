@@ -1,7 +1,8 @@
 /**
  * The packed tarball, installed in fresh projects as a user's would be:
- * one with neither ioredis nor redis, one with redis alone. The README's
- * snippets for node-redis and for users' own tests are type-checked there
+ * one with neither ioredis nor redis, one with redis alone, one with Valkey
+ * GLIDE alone. The README's snippets for node-redis, for GLIDE and for
+ * users' own tests are type-checked there
  * (strict, nodenext, against the tarball's declarations) and run: the
  * in-memory one with no Redis server at all.
  */
@@ -43,8 +44,9 @@ async function project(name: string, extra: readonly string[]): Promise<string> 
     timeout: 240_000,
   });
   // Types for the snippets' console and process, as a user's project has them.
+  // GLIDE brings its own (a dependency of it).
   await mkdir(join(dir, 'node_modules/@types'), { recursive: true });
-  await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'));
+  if (!existsSync(join(dir, 'node_modules/@types/node'))) await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'));
   return dir;
 }
 
@@ -145,6 +147,35 @@ describe('installed with redis and not ioredis', () => {
     const { stdout } = await run(process.execPath, [file], {
       cwd: dir,
       timeout: 20_000,
+      env: { ...process.env, REDIS_URL: first, REDIS_URLS: nodes.urls.join(',') },
+    });
+    expect(stdout).toContain('charged 42 under the lock');
+    expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
+  }, 120_000);
+});
+
+describe('installed with @valkey/valkey-glide and neither ioredis nor redis', () => {
+  let dir: string;
+  let nodes: LocalNodeSet;
+  beforeAll(async () => {
+    [dir, nodes] = await Promise.all([project('glide', ['@valkey/valkey-glide@2']), startNodes(3)]);
+  }, 300_000);
+  afterAll(async () => {
+    await nodes?.stopAll();
+  });
+
+  it("type-checks and runs the README's GLIDE snippet as it stands", async () => {
+    expect(existsSync(join(dir, 'node_modules/ioredis'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/redis'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/@valkey/valkey-glide'))).toBe(true);
+    const code = await readmeBlock('### With Valkey GLIDE');
+    expect(typecheck(dir, 'glide.ts', code, false)).toEqual([]);
+    const file = await writeRunnable(dir, 'glide.mjs', code);
+    const [first] = nodes.urls;
+    // A process of its own that must end by itself once the clients are closed.
+    const { stdout } = await run(process.execPath, [file], {
+      cwd: dir,
+      timeout: 30_000,
       env: { ...process.env, REDIS_URL: first, REDIS_URLS: nodes.urls.join(',') },
     });
     expect(stdout).toContain('charged 42 under the lock');
