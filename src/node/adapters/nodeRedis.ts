@@ -103,9 +103,12 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
   let changes = 0;
   if (sentinel) {
     // A sentinel client hides its connections: a reconnect or a new master is the change a WAIT must not span.
-    const changed = (): void => void changes++;
-    client.on('reconnecting', changed);
-    client.on('topology-change', changed);
+    // A replica or sentinel coming or going is not: it leaves the master connection as it was, and counting
+    // it failed a synced extend after a failover (the old master coming back as a replica).
+    client.on('reconnecting', () => void changes++);
+    client.on('topology-change', (event: unknown) => {
+      if ((event as { type?: unknown } | undefined)?.type === 'MASTER_CHANGE') changes++;
+    });
   }
   const epoch = (): unknown => (sentinel ? changes : (client as { socketEpoch?: number }).socketEpoch);
   return {
