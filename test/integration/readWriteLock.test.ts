@@ -27,7 +27,9 @@ describe('RedisReadWriteLock on one node', () => {
   });
 
   it('admits any number of readers together, and no writer while one reads', async () => {
-    const rw = new RedisReadWriteLock(client, { ...once, writerClaimMs: 100 });
+    // The claim must outlast five releases and a read attempt: on node-redis, with the machine loaded,
+    // they took over 100 ms once. 1 s is ten times that; the sleeps below wait it out with 10% to spare.
+    const rw = new RedisReadWriteLock(client, { ...once, writerClaimMs: 1000 });
     const readers = await Promise.all(Array.from({ length: 5 }, () => rw.read.acquire('config', 10_000)));
     const [, readersKey] = readWriteKeys('config');
     expect(await client.zcard(readersKey)).toBe(5);
@@ -35,12 +37,12 @@ describe('RedisReadWriteLock on one node', () => {
     for (const reader of readers) await reader.release();
     // The refused writer went away; its claim holds writers and readers back until it lapses.
     expect(await rw.read.tryAcquire('config', 10_000)).toBeNull();
-    await sleep(150);
+    await sleep(1100);
     const writer = await rw.write.acquire('config', 10_000);
     expect(await rw.read.tryAcquire('config', 10_000)).toBeNull();
     expect(await rw.write.tryAcquire('config', 10_000)).toBeNull();
     await writer.release();
-    await sleep(150);
+    await sleep(1100);
     expect(await rw.read.tryAcquire('config', 10_000)).not.toBeNull();
   });
 

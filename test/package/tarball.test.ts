@@ -1,7 +1,8 @@
 /**
  * The packed tarball, installed in fresh projects as a user's would be:
- * one with neither ioredis nor redis, one with redis alone. The README's
- * snippets for node-redis and for users' own tests are type-checked there
+ * one with neither ioredis nor redis, one with redis alone, one with Valkey
+ * GLIDE alone. The README's snippets for node-redis, for GLIDE and for
+ * users' own tests are type-checked there
  * (strict, nodenext, against the tarball's declarations) and run: the
  * in-memory one with no Redis server at all.
  */
@@ -43,8 +44,9 @@ async function project(name: string, extra: readonly string[]): Promise<string> 
     timeout: 240_000,
   });
   // Types for the snippets' console and process, as a user's project has them.
+  // GLIDE brings its own (a dependency of it).
   await mkdir(join(dir, 'node_modules/@types'), { recursive: true });
-  await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'));
+  if (!existsSync(join(dir, 'node_modules/@types/node'))) await symlink(join(ROOT, 'node_modules/@types/node'), join(dir, 'node_modules/@types/node'));
   return dir;
 }
 
@@ -125,29 +127,42 @@ describe('installed with neither ioredis nor redis', () => {
   }, 120_000);
 });
 
-describe('installed with redis and not ioredis', () => {
+/**
+ * Type-checks the README's client snippet under `heading` in `dir` and runs it
+ * against `nodes` (its first for one server, all for a Redlock), in a process
+ * of its own that must end by itself once the snippet closes its clients.
+ */
+async function runClientSnippet(dir: string, heading: string, file: string, nodes: LocalNodeSet): Promise<void> {
+  const code = await readmeBlock(heading);
+  expect(typecheck(dir, `${file}.ts`, code, false)).toEqual([]);
+  const runnable = await writeRunnable(dir, `${file}.mjs`, code);
+  const { stdout } = await run(process.execPath, [runnable], {
+    cwd: dir,
+    timeout: 30_000,
+    env: { ...process.env, REDIS_URL: nodes.urls[0], REDIS_URLS: nodes.urls.join(',') },
+  });
+  expect(stdout).toContain('charged 42 under the lock');
+  expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
+}
+
+describe.each([
+  { client: 'redis', install: 'redis@6', heading: '### With node-redis', file: 'node-redis' },
+  { client: '@valkey/valkey-glide', install: '@valkey/valkey-glide@2', heading: '### With Valkey GLIDE', file: 'glide' },
+])('installed with $client alone', ({ client, install, heading, file }) => {
   let dir: string;
   let nodes: LocalNodeSet;
   beforeAll(async () => {
-    [dir, nodes] = await Promise.all([project('node-redis', ['redis@6']), startNodes(3)]);
+    [dir, nodes] = await Promise.all([project(file, [install]), startNodes(3)]);
   }, 300_000);
   afterAll(async () => {
     await nodes?.stopAll();
   });
 
-  it("type-checks and runs the README's node-redis snippet as it stands", async () => {
-    expect(existsSync(join(dir, 'node_modules/ioredis'))).toBe(false);
-    expect((await readdir(join(dir, 'node_modules'))).includes('redis')).toBe(true);
-    const code = await readmeBlock('### With node-redis');
-    expect(typecheck(dir, 'node-redis.ts', code, false)).toEqual([]);
-    const file = await writeRunnable(dir, 'node-redis.mjs', code);
-    const [first] = nodes.urls;
-    const { stdout } = await run(process.execPath, [file], {
-      cwd: dir,
-      timeout: 20_000,
-      env: { ...process.env, REDIS_URL: first, REDIS_URLS: nodes.urls.join(',') },
-    });
-    expect(stdout).toContain('charged 42 under the lock');
-    expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
+  it(`type-checks and runs the README's snippet under "${heading}" as it stands`, async () => {
+    const installed = await readdir(join(dir, 'node_modules'));
+    expect(installed.includes('ioredis')).toBe(false);
+    expect(existsSync(join(dir, 'node_modules', client))).toBe(true);
+    for (const other of ['redis', '@valkey/valkey-glide'].filter((name) => name !== client)) expect(existsSync(join(dir, 'node_modules', other))).toBe(false);
+    await runClientSnippet(dir, heading, file, nodes);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 /**
- * The library's public API with one change: RedisLock and Redlock turn each
- * ioredis client they are given into a client of the kind named by
+ * The library's public API with one change: every locker (RedisLock,
+ * Redlock, the semaphores and the read-write locks) turns each ioredis
+ * client it is given into a client of the kind named by
  * QUORUMLOCK_TEST_CLIENT ('node-redis' for the `redis` package, v6;
  * 'node-redis5' for v5), connected to the same server, cluster or
  * Sentinel-managed master. vitest.config.ts puts this module in place of
@@ -87,6 +88,30 @@ export class RedisLock extends library.RedisLock {
 
 export class Redlock extends library.Redlock {
   constructor(clients: readonly library.RedisClient[], options?: library.RedlockOptions) {
+    super((Array.isArray(clients) ? clients.map(swap) : clients) as library.RedisClient[], options);
+  }
+}
+
+export class RedisSemaphore extends library.RedisSemaphore {
+  constructor(client: library.RedisClient, options: library.SemaphoreOptions) {
+    super(swap(client) as library.RedisClient, options);
+  }
+}
+
+export class RedlockSemaphore extends library.RedlockSemaphore {
+  constructor(clients: readonly library.RedisClient[], options: library.SemaphoreOptions) {
+    super((Array.isArray(clients) ? clients.map(swap) : clients) as library.RedisClient[], options);
+  }
+}
+
+export class RedisReadWriteLock extends library.RedisReadWriteLock {
+  constructor(client: library.RedisClient, options?: library.ReadWriteLockOptions) {
+    super(swap(client) as library.RedisClient, options);
+  }
+}
+
+export class RedlockReadWriteLock extends library.RedlockReadWriteLock {
+  constructor(clients: readonly library.RedisClient[], options?: library.ReadWriteLockOptions) {
     super((Array.isArray(clients) ? clients.map(swap) : clients) as library.RedisClient[], options);
   }
 }

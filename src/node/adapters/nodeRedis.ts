@@ -1,4 +1,4 @@
-import type { ClientAdapter } from '../ClientAdapter.js';
+import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import type { ConnectingClient } from '../ConnectionGate.js';
 import type { PubSubConnection } from '../PubSub.js';
 import { describeSeed } from './ioredis.js';
@@ -103,9 +103,12 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
   let changes = 0;
   if (sentinel) {
     // A sentinel client hides its connections: a reconnect or a new master is the change a WAIT must not span.
-    const changed = (): void => void changes++;
-    client.on('reconnecting', changed);
-    client.on('topology-change', changed);
+    // A replica or sentinel coming or going is not: it leaves the master connection as it was, and counting
+    // it failed a synced extend after a failover (the old master coming back as a replica).
+    client.on('reconnecting', () => void changes++);
+    client.on('topology-change', (event: unknown) => {
+      if ((event as { type?: unknown } | undefined)?.type === 'MASTER_CHANGE') changes++;
+    });
   }
   const epoch = (): unknown => (sentinel ? changes : (client as { socketEpoch?: number }).socketEpoch);
   return {
@@ -124,9 +127,33 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
     // node-redis writes the commands of one tick in one corked write by itself.
     beforeWrite: undefined,
     wait: cluster || !waitsInOrder(client, sentinel, options) ? undefined : (replicas, timeoutMs) => send(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
-    syncSource: undefined,
+    // A sentinel client's duplicate would bring a pool and sentinels of its own: its writes and WAIT share its one master connection.
+    syncSource: cluster || sentinel || !waitsInOrder(client, sentinel, options) ? undefined : syncSourceOf(client as NodeRedisStandalone),
     connectionMark: epoch,
     subscriber: () => subscriberOf(client),
+  };
+}
+
+/** Synced writes on duplicates of a plain client (createClient), opened when first needed. */
+function syncSourceOf(client: NodeRedisStandalone): SyncSource {
+  return {
+    ended: () => !client.isOpen,
+    onEnd: (listener) => void client.on('end', listener),
+    open: () => {
+      const connection = client.duplicate();
+      connection.on('error', () => undefined);
+      // Commands sent while it connects wait in its offline queue (node-redis's default).
+      const opened = connection.connect().then(
+        () => true,
+        () => false,
+      );
+      return {
+        client: connection,
+        wait: (replicas, timeoutMs) => connection.sendCommand(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
+        mark: () => (connection as { socketEpoch?: number }).socketEpoch,
+        close: () => void opened.then(() => closeConnection(connection)),
+      };
+    },
   };
 }
 
@@ -250,8 +277,24 @@ function describeClient(client: NodeRedisClient, options: SeenOptions): string {
     const seeds = (options.rootNodes ?? []).map((node) => node.url?.replace(/^rediss?:\/\//, '') ?? describeSeed(node.socket));
     return `cluster(${seeds.join(',')})`;
   }
-  if (isSentinel(client)) return `${options.name ?? 'mymaster'} via sentinels ${(options.sentinelRootNodes ?? []).map(describeSeed).join(',')}`;
+  if (isSentinel(client)) return describeSentinel(client, options);
   if (options.url !== undefined) return new URL(options.url).host || options.url;
   const socket = options.socket ?? {};
   return socket.path ? `unix:${socket.path}` : `${socket.host ?? 'localhost'}:${socket.port ?? 6379}`;
+}
+
+/**
+ * node-redis keeps a Sentinel client's options private (v5 and v6), so the
+ * master's name and the sentinels are read where they show, never guessed:
+ * v6's client identity starts with the first sentinel's address.
+ */
+function describeSentinel(client: NodeRedisSentinel, options: SeenOptions): string {
+  const sentinels = (options.sentinelRootNodes ?? []).map(describeSeed);
+  if (sentinels.length === 0) {
+    const identity = (client as { identity?: { id?: unknown } }).identity?.id;
+    const first = typeof identity === 'string' ? /^(.+?:\d+)\//.exec(identity)?.[1] : undefined;
+    if (first !== undefined) sentinels.push(first);
+  }
+  const master = options.name ?? 'Sentinel master';
+  return sentinels.length === 0 ? `${master} via a node-redis Sentinel client` : `${master} via sentinels ${sentinels.join(',')}`;
 }
