@@ -182,6 +182,23 @@ describe('syncReplicas with default options on hz 10', () => {
     user.close();
   }, 60_000);
 
+  it.each([
+    ['node-redis', createSentinel],
+    ['node-redis 5', createSentinel5 as unknown as typeof createSentinel],
+  ] as const)('does not count a WAIT on a leased connection when the %s Sentinel client changed master under it', async (_name, create) => {
+    const group = await groupWithSilentReplica();
+    const user = await sentinelOn(group, create, LEASING);
+    const locker = new RedisLock(user.client, { nodeTimeoutMs: 1000, syncReplicas: { replicas: 1, timeoutMs: 1500 } });
+    const attempt = locker.tryAcquire('orders:1', 10_000).catch((e: unknown) => e);
+    await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(1);
+    // What the client says when the sentinels name a new master (a real one is in failover.test.ts): the
+    // write answered before it, so a WAIT answered after it may be the new master's, counting nothing of ours.
+    (user.client as unknown as { emit(event: string, payload: unknown): void }).emit('topology-change', { type: 'MASTER_CHANGE' });
+    const error = await attempt;
+    expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+    user.close();
+  }, 60_000);
+
   it.each(WAIT_OF_ITS_OWN)('gives a synced lock that starts while another\'s WAIT is out a WAIT of its own, not a place behind it ($name)', async ({ connect }) => {
     const group = await groupWithSilentReplica();
     const user = await connect(group);
