@@ -45,7 +45,8 @@ export function sentinelLeaseSource(
   let leasing: Promise<boolean> | undefined;
   const leasesServeAlone = (): Promise<boolean> => {
     if (leasing) return leasing;
-    const asked = leasesLeaveClientFree(sentinel);
+    // A client that fails the question (closed meanwhile) keeps its writes on its own connection.
+    const asked = leasesLeaveClientFree(sentinel).catch(() => false);
     // Asked of a client not yet ready, the answer may be its reconnect's, not its settings': asked again next time.
     if (sentinel.isReady === false) return asked;
     leasing = asked;
@@ -64,7 +65,8 @@ export function sentinelLeaseSource(
       const giveBack = (): void => {
         const held = lease;
         lease = undefined;
-        void held?.then((on) => on?.release(), () => undefined);
+        // A lease of a client that has ended may refuse to go back; nothing is left to do with it then.
+        held?.then((on) => on?.release()).catch(() => undefined);
       };
       return {
         client: adapterFor(send),
@@ -89,7 +91,7 @@ async function leasesLeaveClientFree(sentinel: LeasingSentinel): Promise<boolean
   const lease = await Promise.race([acquiring, nextTurn().then(() => undefined)]);
   if (lease === undefined) {
     // Given later, when nobody waits for it any more: back at once.
-    acquiring.then((late) => late.release(), () => undefined);
+    acquiring.then((late) => late.release()).catch(() => undefined);
     return false;
   }
   let reached = false;
