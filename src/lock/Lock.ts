@@ -210,6 +210,17 @@ export class Lock {
     }
   }
 
+  /**
+   * @internal A write of this lock's value by an earlier attempt of its
+   * acquire was given up on: the lock ends with a release, as after a
+   * timed-out write of its own (see #end).
+   */
+  mayOutliveValidity(): void {
+    if (this.#mayOutliveValidity || this.#ended) return;
+    this.#mayOutliveValidity = true;
+    this.#scheduleExpiry();
+  }
+
   /** @internal Marks the lock lost (by the auto-extender or a failed extend). */
   markLost(error: LockLostError | LockExpiredError): void {
     this.#end(error);

@@ -137,6 +137,14 @@ export abstract class LockManager implements Locker {
   protected takesHandoffs(keys: readonly string[]): boolean {
     return keys.length === 1 && !this.settings.fencing && this.settings.syncReplicas === undefined;
   }
+  /**
+   * The acquire of `value` is over; `kept` are the keys its lock holds with
+   * that value (undefined: none). Writes of earlier attempts that were given
+   * up on, on keys the lock does not hold, are released after they settle.
+   * True when such a write was on the lock's own keys: the lock must then
+   * end with a release.
+   */
+  protected abstract endAttempts(value: string, kept: readonly string[] | undefined): boolean;
   /** Best effort, never rejects: steps out of the wait lines (see NodeBackend.leave). */
   protected abstract leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void;
 
@@ -158,6 +166,7 @@ export abstract class LockManager implements Locker {
     let attempt = 0;
     let acquired = false;
     let passed: LocalHandover | undefined;
+    let kept: Lock | undefined;
     try {
       // Behind a local holder, the release will be announced: wait for it up to
       // the longest backoff rather than a short jittered guess that fails.
@@ -183,8 +192,10 @@ export abstract class LockManager implements Locker {
       const handed = this.#handOver(keys, passed?.value ?? value, grant, policy.signal);
       const lock = handed instanceof Lock ? handed : await handed;
       acquired = true;
+      if (lock.value === value) kept = lock;
       return lock;
     } finally {
+      if (this.endAttempts(value, kept?.resources)) kept?.mayOutliveValidity();
       wait?.close(acquired, passed !== undefined);
       // A lock passed to us after we gave up is not dropped: its keys go.
       const unclaimed = wait?.takeHandover();
@@ -209,11 +220,15 @@ export abstract class LockManager implements Locker {
       const connectWait = { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal };
       grant = await this.#observedAcquire(keys, value, ttlMs, 1, undefined, connectWait);
     } catch (error) {
+      this.endAttempts(value, undefined);
       if (error instanceof LockHeldError) return null;
       if (signal?.aborted) throw new AbortedError(signal.reason);
       throw error;
     }
-    return this.#handOver(keys, value, grant, signal);
+    const lock = this.#handOver(keys, value, grant, signal);
+    // A semaphore's one attempt may have tried other permit slots before these.
+    if (this.endAttempts(value, grant.keys ?? keys) && lock instanceof Lock) lock.mayOutliveValidity();
+    return lock;
   }
 
   async using<T>(resources: Resources, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {

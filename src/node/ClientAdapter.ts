@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { ScriptClient } from '../scripts/LuaScript.js';
 import type { SetClient } from '../scripts/acquire.js';
 import type { ConnectingClient } from './ConnectionGate.js';
@@ -49,14 +48,37 @@ export interface ClientAdapter {
    */
   readonly wait: ((replicas: number, timeoutMs: number) => Promise<number>) | undefined;
   /**
-   * An ioredis client whose duplicates carry the synced writes
-   * (SyncConnections.ts), so that a WAIT blocks only a connection of its
-   * own; undefined: a synced write and its WAIT go on the user's
-   * connection, right behind each other (`wait`).
+   * Opens connections of the client's own kind, with its options, that
+   * carry the synced writes (SyncConnections.ts), so that a WAIT blocks
+   * only a connection of its own; undefined: a synced write and its WAIT go
+   * on the user's connection, right behind each other (`wait`).
    */
-  readonly syncSource: Redis | undefined;
+  readonly syncSource: SyncSource | undefined;
   /** Changes whenever the client replaces its connection: a WAIT answered on another one proves nothing. */
   connectionMark(): unknown;
   /** A new connection of its own for SUBSCRIBE, closed by its disconnect(); undefined: waiters poll. */
   readonly subscriber: (() => PubSubConnection) | undefined;
+}
+
+/** Where synced writes get connections of their own: duplicates of the user's client. */
+export interface SyncSource {
+  /** The user's client has ended for good: no connection is opened any more. */
+  ended(): boolean;
+  /** Called once the user's client ends: its duplicates close too. */
+  onEnd(listener: () => void): void;
+  /**
+   * A new connection, duplicated from the user's client with its options;
+   * a write made while it opens (or reopens) waits for it.
+   */
+  open(): SyncConnection;
+}
+
+export interface SyncConnection {
+  /** The duplicated client, which a RedisNodeBackend runs the writes on. */
+  readonly client: object;
+  /** Redis WAIT on this connection. */
+  wait(replicas: number, timeoutMs: number): Promise<number>;
+  /** Changes whenever the connection is replaced (as ClientAdapter.connectionMark). */
+  mark(): unknown;
+  close(): void;
 }

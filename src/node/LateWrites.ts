@@ -7,6 +7,8 @@ interface Unsettled {
   pending: number;
   /** Set once the lock is released: sends the release again. */
   release: (() => Promise<unknown>) | undefined;
+  /** Undos of an acquire that ended without a lock of this value: each is sent again after every late write. */
+  abandoned: (() => Promise<unknown>)[] | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export class LateWrites {
   track(value: string, write: Promise<unknown>): void {
     let entry = this.#byValue.get(value);
     if (!entry) {
-      entry = { pending: 0, release: undefined };
+      entry = { pending: 0, release: undefined, abandoned: undefined };
       this.#byValue.set(value, entry);
     }
     const unsettled = entry;
@@ -35,6 +37,7 @@ export class LateWrites {
     const settled = (): void => {
       if (--unsettled.pending === 0 && this.#byValue.get(value) === unsettled) this.#byValue.delete(value);
       if (unsettled.release) releaseWithRetries(unsettled.release, RELEASE_TRIES);
+      for (const undo of unsettled.abandoned ?? []) releaseWithRetries(undo, RELEASE_TRIES);
     };
     write.then(settled, settled);
   }
@@ -43,6 +46,17 @@ export class LateWrites {
   releaseAfter(value: string, send: () => Promise<unknown>): void {
     const entry = this.#byValue.get(value);
     if (entry) entry.release = send;
+  }
+
+  /**
+   * The acquire that wrote `value` ended without holding these keys with it,
+   * so no write of that value will take them again: `undo` is sent again
+   * after each of its late writes still out. Unlike a lock's release, a new
+   * write of the value (the lock's, on other keys) does not cancel it.
+   */
+  abandon(value: string, undo: () => Promise<unknown>): void {
+    const entry = this.#byValue.get(value);
+    if (entry) (entry.abandoned ??= []).push(undo);
   }
 
   /**

@@ -217,6 +217,11 @@ export function releaseRequest(
   };
 }
 
+/** A primitive's release request as its lock's own release (see releaseRequest's `final`): sent again after the lock's late writes. */
+export function finalRelease<O extends ReleaseOutcome>(request: NodeRequest<number, O>, value: string): NodeRequest<number, O> {
+  return { ...request, releases: value, afterLateWrite: (backend) => request.send(backend) };
+}
+
 /**
  * One node as the coordinator sees it: every request has a timeout and
  * ends in a NodeOutcome, never a rejection. The timeout is ours, not the
@@ -238,6 +243,14 @@ export class LockNode {
 
   get name(): string {
     return this.backend.name;
+  }
+
+  /**
+   * The acquire that wrote `value` ended without a lock on these keys:
+   * `undo` is sent again after each of its writes still out here (LateWrites).
+   */
+  abandon(value: string, undo: (backend: NodeBackend) => Promise<unknown>): void {
+    if (this.#lateWrites.size > 0) this.#lateWrites.abandon(value, () => undo(this.backend));
   }
 
   /** Sends `request` (one of the …Request functions above); resolves with its outcome, never rejects. */

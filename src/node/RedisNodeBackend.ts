@@ -62,7 +62,7 @@ export class RedisNodeBackend implements NodeBackend {
       // Opened at the first synced write: most lockers never sync.
       let connections: SyncConnections | undefined;
       this.synced = (write, replicas, timeoutMs) => {
-        connections ??= new SyncConnections(source, (connection) => new RedisNodeBackend(connection, this.name));
+        connections ??= new SyncConnections(source, (connection) => new RedisNodeBackend(connection as RedisClient, this.name));
         return connections.synced(write, replicas, timeoutMs);
       };
     } else {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { SyncConnection, SyncSource } from './ClientAdapter.js';
 import { scriptResends } from '../scripts/index.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
@@ -35,7 +35,7 @@ interface Batch {
 }
 
 interface Connection {
-  readonly client: Redis;
+  readonly client: SyncConnection;
   readonly backend: NodeBackend;
   linger: NodeJS.Timeout | undefined;
 }
@@ -53,8 +53,8 @@ interface Connection {
  * connection's WAIT is out takes another connection, opened if needed.
  */
 export class SyncConnections {
-  readonly #client: Redis;
-  readonly #backendFor: (connection: Redis) => NodeBackend;
+  readonly #source: SyncSource;
+  readonly #backendFor: (connection: object) => NodeBackend;
   readonly #idle: Connection[] = [];
   #open = 0;
   /** Batches still taking writes in this tick, by replicas and timeout. */
@@ -63,15 +63,15 @@ export class SyncConnections {
   #waiting: (Entry & { readonly replicas: number; readonly timeoutMs: number })[] = [];
   #listening = false;
 
-  constructor(client: Redis, backendFor: (connection: Redis) => NodeBackend) {
-    this.#client = client;
+  constructor(source: SyncSource, backendFor: (connection: object) => NodeBackend) {
+    this.#source = source;
     this.#backendFor = backendFor;
   }
 
   /** Sends `write` on a sync connection, then WAIT for `replicas` behind it. */
   synced<T>(write: Write<T>, replicas: number, timeoutMs: number): Promise<SyncedReply<T>> {
     return new Promise<SyncedReply<unknown>>((resolve, reject) => {
-      if (this.#client.status === 'end') {
+      if (this.#source.ended()) {
         reject(new Error('Connection is closed.'));
         return;
       }
@@ -97,13 +97,12 @@ export class SyncConnections {
     }
     if (this.#open >= MAX_CONNECTIONS) return undefined;
     this.#listen();
-    // The offline queue keeps a write made while this connection opens (or
-    // reopens), whatever the user's client does: the request's own deadline
-    // bounds the wait, and a write that runs late is released after (LateWrites).
-    const client = this.#client.duplicate({ enableOfflineQueue: true });
-    client.on('error', () => undefined);
+    // A write made while this connection opens (or reopens) waits for it,
+    // whatever the user's client does: the request's own deadline bounds the
+    // wait, and a write that runs late is released after (LateWrites).
+    const client = this.#source.open();
     this.#open++;
-    return { client, backend: this.#backendFor(client), linger: undefined };
+    return { client, backend: this.#backendFor(client.client), linger: undefined };
   }
 
   #start(connection: Connection, batch: Batch, entries: readonly Entry[]): void {
@@ -139,7 +138,7 @@ export class SyncConnections {
     const { client } = connection;
     const writes = batch.sent.map(({ written }) =>
       written.then(
-        (reply) => ({ reply, stream: client.stream }),
+        (reply) => ({ reply, stream: client.mark() }),
         (error: unknown) => ({ error }),
       ),
     );
@@ -159,7 +158,7 @@ export class SyncConnections {
       })
       .then(
         ({ replies, count }) => {
-          const stream = client.stream;
+          const stream = client.mark();
           batch.sent.forEach((sent, index) => {
             const written = replies[index] as { reply?: unknown; stream?: unknown; error?: unknown };
             if ('error' in written) sent.reject(written.error);
@@ -175,7 +174,7 @@ export class SyncConnections {
   }
 
   #free(connection: Connection): void {
-    if (this.#client.status === 'end') {
+    if (this.#source.ended()) {
       this.#close(connection);
       return;
     }
@@ -198,7 +197,7 @@ export class SyncConnections {
 
   #close(connection: Connection): void {
     clearTimeout(connection.linger);
-    connection.client.disconnect();
+    connection.client.close();
     this.#open--;
   }
 
@@ -206,7 +205,7 @@ export class SyncConnections {
   #listen(): void {
     if (this.#listening) return;
     this.#listening = true;
-    this.#client.on('end', () => {
+    this.#source.onEnd(() => {
       for (const connection of this.#idle.splice(0)) this.#close(connection);
       for (const entry of this.#waiting.splice(0)) entry.reject(new Error('Connection is closed.'));
     });

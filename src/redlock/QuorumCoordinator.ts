@@ -30,6 +30,7 @@ import {
   releaseRequest,
   type VerifyOutcome,
   verifyRequest,
+  finalRelease,
 } from '../node/LockNode.js';
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
@@ -40,6 +41,7 @@ import { largestTokens, standsOnQuorum } from './fencing.js';
 import { type Inspection, summarizeInspection } from '../lock/inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
+import { GivenUpAttempts } from './GivenUpAttempts.js';
 import { RenewalTally } from './RenewalTally.js';
 import { channels } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
@@ -90,6 +92,8 @@ export class QuorumCoordinator extends LockManager {
   readonly #keyCheckers: readonly NodeBackend[];
   /** Undefined for the mutex, whose requests also serve its wait lines and fencing. */
   readonly #requests: PrimitiveRequests | undefined;
+  /** Failed attempts of acquires still running whose writes may land late. */
+  readonly #givenUp = new GivenUpAttempts();
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests?: PrimitiveRequests) {
     super(settings);
@@ -178,6 +182,7 @@ export class QuorumCoordinator extends LockManager {
       if (result.byNode.includes(undefined)) void result.settled.then((all) => hearPlaces(position, all, attempt));
     }
     if (!result.granted) {
+      this.#givenUp.note(value, keys, result.byNode, () => result.settled);
       await this.#undoAcquire(keys, value, result.byNode, position);
       throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
     }
@@ -204,6 +209,7 @@ export class QuorumCoordinator extends LockManager {
     // does not retry at once after this error: the same round trips against
     // the same TTL would fail the same way). They go to the next waiter
     // instead; our ticket puts us back in our place at our next attempt.
+    this.#givenUp.note(value, keys, result.byNode, () => result.settled);
     await this.#undoAcquire(keys, value, result.byNode, undefined);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
@@ -354,7 +360,7 @@ export class QuorumCoordinator extends LockManager {
     const nodes = this.nodes.length;
     const own = this.#requests?.release?.(keys, value);
     const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const request = own ?? releaseRequest(keys, value, announce, undefined, true);
+    const request = own ? finalRelease(own, value) : releaseRequest(keys, value, announce, undefined, true);
     const result = await vote(this.nodes, this.quorum, request, deadline);
     return new DecidedRelease(nodes, result);
   }
@@ -383,6 +389,29 @@ export class QuorumCoordinator extends LockManager {
     // reserved for nobody, until its lease ran out).
     if (rejoin) for (const { index } of undone) position?.heard(index, 0);
     await Promise.all(undone.map(({ node }) => node.ask(undo, deadline)));
+  }
+
+  protected endAttempts(value: string, kept: readonly string[] | undefined): boolean {
+    const { released, coveredByLock } = this.#givenUp.take(value, kept);
+    for (const { keys, timedOut } of released) void timedOut.then((nodes) => this.#abandon(keys, value, nodes));
+    return coveredByLock;
+  }
+
+  /**
+   * An acquire that ended without a lock on `keys` gave up on writes of
+   * `value` there: on each node where one timed out, the undo is
+   * sent now (it follows a write that has run since) and again after each
+   * write still out (LateWrites). No attempt will write the value again, so
+   * nothing live is deleted.
+   */
+  #abandon(keys: readonly string[], value: string, timedOut: readonly boolean[]): void {
+    const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'marked');
+    const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
+    this.nodes.forEach((node, index) => {
+      if (!timedOut[index]) return;
+      node.abandon(value, (backend) => undo.send(backend));
+      void node.ask(undo, deadline);
+    });
   }
 
   #denial(keys: readonly string[], outcomes: readonly NodeOutcome[], contended: () => Error): Error {

@@ -4,9 +4,10 @@
  * server's 100 ms cron tick, and a WAIT blocks the connection it runs on.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { createClient as createClient5 } from 'redis5';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ErrorCode, QuorumUnreachableError, RedisLock, type ReplicaSyncError } from '../../src/index.js';
+import { ErrorCode, QuorumUnreachableError, type RedisClient, RedisLock, type ReplicaSyncError } from '../../src/index.js';
 import { patient } from '../support/patient.js';
 import { SentinelGroup } from '../support/SentinelGroup.js';
 
@@ -34,6 +35,38 @@ async function blockedClients(group: SentinelGroup): Promise<string[]> {
     .map((line) => /id=(\d+)/.exec(line)?.[1] ?? '');
 }
 
+/** A user's client of one kind on the group's master, and its connection's id there. */
+interface UserClient {
+  readonly client: RedisClient;
+  readonly id: string;
+  close(): void;
+}
+
+async function nodeRedisOn(group: SentinelGroup, create: typeof createClient): Promise<UserClient> {
+  const client = create({ socket: { host: group.master.host, port: group.master.port } });
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    client: client as unknown as RedisClient,
+    id: String(await client.sendCommand(['CLIENT', 'ID'])),
+    close: () => void (client.destroy() as unknown as Promise<void> | undefined)?.catch?.(() => undefined),
+  };
+}
+
+const CLIENT_KINDS: readonly { readonly name: string; connect(group: SentinelGroup): Promise<UserClient> }[] = [
+  {
+    name: 'ioredis',
+    connect: async (group) => {
+      const client = group.client();
+      await client.ping();
+      return { client, id: String(await client.client('ID')), close: () => client.disconnect() };
+    },
+  },
+  // Synced writes on duplicates of a plain node-redis client too (its adapter's syncSource).
+  { name: 'node-redis', connect: (group) => nodeRedisOn(group, createClient) },
+  { name: 'node-redis 5', connect: (group) => nodeRedisOn(group, createClient5 as unknown as typeof createClient) },
+];
+
 describe('syncReplicas with default options on hz 10', () => {
   it('reports a replica that does not acknowledge as REPLICA_SYNC in 50 of 50 attempts, each within its bound', async () => {
     const group = await groupWithSilentReplica();
@@ -60,11 +93,11 @@ describe('syncReplicas with default options on hz 10', () => {
     expect(slowest).toBeLessThan(boundMs);
   }, 60_000);
 
-  it('keeps WAIT off the user\'s connection: unsynced locks on the same client go on while synced ones wait', async () => {
+  it.each(CLIENT_KINDS)('keeps WAIT off the user\'s connection ($name): unsynced locks on the same client go on while synced ones wait', async ({ connect }) => {
     const group = await groupWithSilentReplica();
-    const client = group.client();
-    await client.ping();
-    const userConnection = String(await client.client('ID'));
+    const user = await connect(group);
+    const client = user.client;
+    const userConnection = user.id;
     const synced = new RedisLock(client, { syncReplicas: { replicas: 1 } });
     // A patient node timeout: on a loaded 2-core machine the event loop alone stalled past the
     // 50 ms default twice in 20 runs. The user's connection never being the blocked one is what
@@ -98,6 +131,7 @@ describe('syncReplicas with default options on hz 10', () => {
       }
     };
     await Promise.all([syncedLoop(), plainLoop(), watch()]);
+    user.close();
     expect(syncedFailures).toBeGreaterThan(0);
     expect(blockedSeen.size).toBeGreaterThan(0);
     expect(blockedSeen.has(userConnection)).toBe(false);

@@ -8,16 +8,23 @@ import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
 function slowNode() {
   const log: string[] = [];
   const pendingExtends: ((ok: boolean) => void)[] = [];
+  const pendingAcquires: ((ok: boolean) => void)[] = [];
   const node = {
     failingReleases: 0,
+    /** Acquires answer only when the test says (answerAcquires). */
+    slowAcquires: false,
     log,
     answerExtends: (): void => {
       for (const answer of pendingExtends.splice(0)) answer(true);
+    },
+    answerAcquires: (): void => {
+      for (const answer of pendingAcquires.splice(0)) answer(true);
     },
     backend: {
       name: 'slow:1',
       acquire: () => {
         log.push('acquire');
+        if (node.slowAcquires) return new Promise<boolean>((resolve) => pendingAcquires.push(resolve));
         return Promise.resolve(true);
       },
       extend: () => {
@@ -81,5 +88,39 @@ describe('late writes', () => {
     await sleep(150);
     expect(lock?.ended).toBe(true);
     expect(node.log).toEqual(['acquire']);
+  });
+
+  it('undoes an acquire it gave up on again after its write answers, once the acquire has ended without the lock', async () => {
+    const node = slowNode();
+    node.slowAcquires = true;
+    const locker = new FakeLocker([node.backend]);
+    await expect(locker.acquire('r', 10_000, { acquireTimeoutMs: 100 })).rejects.toMatchObject({ code: 'QUORUMLOCK_QUORUM_UNREACHABLE' });
+    const attempts = node.log.filter((entry) => entry === 'acquire').length;
+    expect(attempts).toBeGreaterThan(0);
+    // Each attempt's undo went out right behind it, and once more when the acquire ended (its writes were still out).
+    await expect.poll(() => node.log.filter((entry) => entry === 'release')).toHaveLength(attempts + 1);
+    // The writes land now, after their undos: the acquire is over, so the undo follows each of them.
+    const before = node.log.length;
+    node.answerAcquires();
+    await expect.poll(() => node.log.slice(before)).toEqual(Array<string>(attempts).fill('release'));
+  });
+
+  it('leaves an acquire\'s late write to the lock when a later attempt took the keys with the same value', async () => {
+    const node = slowNode();
+    node.slowAcquires = true;
+    const locker = new FakeLocker([node.backend]);
+    const acquiring = locker.acquire('r', 300, { acquireTimeoutMs: 5000 });
+    await expect.poll(() => node.log.includes('release'), { timeout: 1000 }).toBe(true);
+    node.slowAcquires = false;
+    const lock = await acquiring;
+    // The first attempt's write lands while the lock holds the keys: nothing is deleted under it.
+    const before = node.log.length;
+    node.answerAcquires();
+    await sleep(20);
+    expect(node.log.slice(before)).toEqual([]);
+    // Nobody releases: its end does, since that write may keep the keys past it.
+    await sleep(350);
+    expect(lock.ended).toBe(true);
+    await expect.poll(() => node.log.slice(before)).toEqual(['release']);
   });
 });

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { ClientAdapter } from '../ClientAdapter.js';
+import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import { coalesceWrites } from '../coalesceWrites.js';
 import type { PubSubConnection } from '../PubSub.js';
 
@@ -33,9 +33,27 @@ export function ioredisAdapter(user: IoredisClient): ClientAdapter {
     commands: client as unknown as ClientAdapter['commands'],
     beforeWrite: isCluster ? undefined : () => coalesceWrites(client as Redis),
     wait: isCluster ? undefined : (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
-    syncSource: isCluster ? undefined : (client as Redis),
+    syncSource: isCluster ? undefined : syncSourceOf(client as Redis),
     connectionMark: () => (client as Redis).stream,
     subscriber: () => subscriberOf(client),
+  };
+}
+
+function syncSourceOf(client: Redis): SyncSource {
+  return {
+    ended: () => client.status === 'end',
+    onEnd: (listener) => void client.on('end', listener),
+    open: () => {
+      // The offline queue keeps a write made while the connection opens, whatever the user's client does.
+      const connection = client.duplicate({ enableOfflineQueue: true });
+      connection.on('error', () => undefined);
+      return {
+        client: connection,
+        wait: (replicas, timeoutMs) => connection.wait(replicas, timeoutMs),
+        mark: () => connection.stream,
+        close: () => connection.disconnect(),
+      };
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ClientAdapter } from '../ClientAdapter.js';
+import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import type { ConnectingClient } from '../ConnectionGate.js';
 import type { PubSubConnection } from '../PubSub.js';
 import { describeSeed } from './ioredis.js';
@@ -124,9 +124,33 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
     // node-redis writes the commands of one tick in one corked write by itself.
     beforeWrite: undefined,
     wait: cluster || !waitsInOrder(client, sentinel, options) ? undefined : (replicas, timeoutMs) => send(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
-    syncSource: undefined,
+    // A sentinel client's duplicate would bring a pool and sentinels of its own: its writes and WAIT share its one master connection.
+    syncSource: cluster || sentinel || !waitsInOrder(client, sentinel, options) ? undefined : syncSourceOf(client as NodeRedisStandalone),
     connectionMark: epoch,
     subscriber: () => subscriberOf(client),
+  };
+}
+
+/** Synced writes on duplicates of a plain client (createClient), opened when first needed. */
+function syncSourceOf(client: NodeRedisStandalone): SyncSource {
+  return {
+    ended: () => !client.isOpen,
+    onEnd: (listener) => void client.on('end', listener),
+    open: () => {
+      const connection = client.duplicate();
+      connection.on('error', () => undefined);
+      // Commands sent while it connects wait in its offline queue (node-redis's default).
+      const opened = connection.connect().then(
+        () => true,
+        () => false,
+      );
+      return {
+        client: connection,
+        wait: (replicas, timeoutMs) => connection.sendCommand(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
+        mark: () => (connection as { socketEpoch?: number }).socketEpoch,
+        close: () => void opened.then(() => closeConnection(connection)),
+      };
+    },
   };
 }
 

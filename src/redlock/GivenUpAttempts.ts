@@ -1,0 +1,76 @@
+import type { NodeOutcome } from '../shared/outcome.js';
+
+/** A failed attempt of an acquire whose write some node may still apply. */
+export interface GivenUpAttempt {
+  /** The keys it wrote (a semaphore's attempts try other permit slots with the same value). */
+  readonly keys: readonly string[];
+  /** Every node's outcome, once all answered or timed out. */
+  readonly settled: Promise<readonly (NodeOutcome | undefined)[]>;
+}
+
+/**
+ * The failed attempts of acquires still running, by lock value, whose write
+ * was given up on somewhere (a timeout, or no answer by the time the vote
+ * was decided; an error is an answer: the undo went out after it). Their undo went out, but on a synced node the write
+ * went on a connection of its own: replayed after a failover, it can land
+ * after the undo. Attempts of one acquire share a value, so the undo cannot
+ * be sent again after the write while the acquire may still take the keys
+ * with that value; once the acquire has ended, it can (see abandon).
+ */
+export class GivenUpAttempts {
+  readonly #byValue = new Map<string, GivenUpAttempt[]>();
+
+  /** An attempt of `value` on `keys` failed after `outcomes` (those decided): noted when some write was given up on. */
+  note(value: string, keys: readonly string[], outcomes: readonly (NodeOutcome | undefined)[], settled: () => GivenUpAttempt['settled']): void {
+    if (!outcomes.some((outcome) => outcome === undefined || outcome.status === 'timeout')) return;
+    const attempts = this.#byValue.get(value);
+    const attempt = { keys, settled: settled() };
+    if (attempts) attempts.push(attempt);
+    else this.#byValue.set(value, [attempt]);
+  }
+
+  /**
+   * The acquire of `value` ended; `kept` are the keys its lock holds with
+   * that value (undefined: it holds none). Returns, per set of keys the lock
+   * does not hold, on which nodes a write of it timed out, once every
+   * attempt on them has settled: those writes are to be undone. The lock's
+   * own release covers the others (`coveredByLock`).
+   */
+  take(value: string, kept: readonly string[] | undefined): { released: Abandoned[]; coveredByLock: boolean } {
+    // Most acquires gave up on nothing: no allocation on their path.
+    const attempts = this.#byValue.size === 0 ? undefined : this.#byValue.get(value);
+    if (!attempts) return NOTHING_GIVEN_UP;
+    this.#byValue.delete(value);
+    const byKeys = new Map<string, GivenUpAttempt[]>();
+    let coveredByLock = false;
+    for (const attempt of attempts) {
+      if (kept !== undefined && sameKeys(attempt.keys, kept)) {
+        coveredByLock = true;
+        continue;
+      }
+      const id = attempt.keys.join('\0');
+      const same = byKeys.get(id);
+      if (same) same.push(attempt);
+      else byKeys.set(id, [attempt]);
+    }
+    const released = [...byKeys.values()].map((same) => ({
+      keys: (same[0] as GivenUpAttempt).keys,
+      timedOut: Promise.all(same.map((attempt) => attempt.settled)).then((all) =>
+        (all[0] ?? []).map((_, index) => all.some((outcomes) => outcomes[index]?.status === 'timeout')),
+      ),
+    }));
+    return { released, coveredByLock };
+  }
+}
+
+const NOTHING_GIVEN_UP: { released: Abandoned[]; coveredByLock: boolean } = Object.freeze({ released: [], coveredByLock: false });
+
+/** Keys an ended acquire wrote without keeping them, and per node whether a write of them timed out there. */
+export interface Abandoned {
+  readonly keys: readonly string[];
+  readonly timedOut: Promise<readonly boolean[]>;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key, index) => key === b[index]);
+}

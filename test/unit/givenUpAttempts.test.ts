@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { LateWrites } from '../../src/node/LateWrites.js';
+import { GivenUpAttempts } from '../../src/redlock/GivenUpAttempts.js';
+import type { NodeOutcome } from '../../src/shared/outcome.js';
+
+const ok: NodeOutcome = { node: 'a', status: 'ok', ms: 1 };
+const timeout: NodeOutcome = { node: 'b', status: 'timeout', ms: 50 };
+const error: NodeOutcome = { node: 'c', status: 'error', ms: 1, error: new Error('x') };
+const settled = () => Promise.resolve([ok, timeout]);
+
+describe('GivenUpAttempts', () => {
+  it('notes only attempts with a write given up on: a timeout or a node not yet answered, not an error (an answer)', async () => {
+    const attempts = new GivenUpAttempts();
+    attempts.note('v', ['k'], [ok, error], settled);
+    expect(attempts.take('v', undefined).released).toEqual([]);
+    attempts.note('v', ['k'], [ok, undefined], settled);
+    attempts.note('v', ['k'], [timeout], settled);
+    // One undo per set of keys, for the nodes where any attempt on them timed out.
+    const [released] = attempts.take('v', undefined).released;
+    expect(released?.keys).toEqual(['k']);
+    expect(await released?.timedOut).toEqual([false, true]);
+    // Taken once: the acquire is over.
+    expect(attempts.take('v', undefined).released).toEqual([]);
+  });
+
+  it('leaves the attempts on the keys the lock holds to the lock, and releases those on other keys (a semaphore\'s slots)', () => {
+    const attempts = new GivenUpAttempts();
+    attempts.note('v', ['limit', 'slot:0'], [timeout], settled);
+    attempts.note('v', ['limit', 'slot:1'], [timeout], settled);
+    const { released, coveredByLock } = attempts.take('v', ['limit', 'slot:1']);
+    expect(released.map((attempt) => attempt.keys)).toEqual([['limit', 'slot:0']]);
+    expect(coveredByLock).toBe(true);
+    expect(attempts.take('w', ['k'])).toEqual({ released: [], coveredByLock: false });
+  });
+});
+
+describe('LateWrites.abandon', () => {
+  it('sends the undo again after each late write still out, even after a later write of the value', async () => {
+    const late = new LateWrites();
+    let land!: () => void;
+    late.track('v', new Promise<void>((resolve) => (land = resolve)));
+    const sent: string[] = [];
+    late.abandon('v', async () => void sent.push('undo'));
+    late.rewrite('v');
+    expect(sent).toEqual([]);
+    land();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(['undo']);
+    expect(late.size).toBe(0);
+  });
+
+  it('does nothing for a value with no late write out', () => {
+    const late = new LateWrites();
+    late.abandon('v', () => Promise.reject(new Error('must not be sent')));
+    expect(late.size).toBe(0);
+  });
+});
