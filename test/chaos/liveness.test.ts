@@ -78,11 +78,41 @@ describe('liveness figure', () => {
     expect(stopped.losses).toBe(1);
   });
 
-  it('does not count a stalled process as wanting, nor its stall as a loss', () => {
+  it('takes a stall out of a stretch without ending it, nor counts it as a loss', () => {
     const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700)]);
     const result = measureLiveness(h, options({ stalls: [{ process: 'w1', from: 900, to: 1_300 }] }));
-    expect(result.longestMs).toBe(700); // 200..900; then 1300..1700 is not measured from the stall
+    // 200..1700 free while wanted, 400 ms of it with w1 unable to run: 1100 live.
+    expect(result.longestMs).toBe(1_100);
+    expect(result.longest).toMatchObject({ from: 200, to: 1_700, measuredFrom: 200, notLiveMs: 400 });
+    expect(result.stretches).toBe(1);
     expect(result.losses).toBe(0);
+  });
+
+  it('grows across many short stalls of every waiter at once, as a busy machine deschedules them', () => {
+    // Free 200..1700; both waiters' processes miss a tick together every 100 ms, for 60 ms each time.
+    const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700), want('w2', 150, 1_700)]);
+    const stalls = Array.from({ length: 15 }, (_, i) => [200 + i * 100 + 20, 200 + i * 100 + 80]).flatMap(([from, to]) => [
+      { process: 'w1', from: from!, to: to! },
+      { process: 'w2', from: from!, to: to! },
+    ]);
+    expect(measureLiveness(h, options({ stalls })).longestMs).toBe(1_500 - 15 * 60);
+    // One waiter live while the other stalls: every moment counts.
+    const halves = stalls.filter((s) => s.process === 'w1');
+    expect(measureLiveness(h, options({ stalls: halves })).longestMs).toBe(1_500);
+  });
+
+  it('takes standstills (nothing could move) out of a stretch without ending it', () => {
+    const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700)]);
+    const result = measureLiveness(h, options({ standstills: [{ from: 500, to: 600 }, { from: 1_600, to: 1_900 }] }));
+    expect(result.longestMs).toBe(1_500 - 100 - 100);
+    expect(result.stretches).toBe(1);
+  });
+
+  it('measures from a loss even when stalls came between: live time after it only', () => {
+    const h = history([...held('a', 100, 200), ...held('b', 1_700, 1_800)], [want('w1', 150, 1_700), want('w2', 150, 900, 'killed')]);
+    const result = measureLiveness(h, options({ outages: [{ process: 'w2', from: 900, to: Infinity }], stalls: [{ process: 'w1', from: 400, to: 600 }, { process: 'w1', from: 1_000, to: 1_100 }] }));
+    expect(result.longestMs).toBe(800 - 100);
+    expect(result.longest?.after?.process).toBe('w2');
   });
 
   it('leaves excluded windows (node faults) out, and cuts stretches at them', () => {

@@ -28,6 +28,8 @@ export interface CliProcess {
   readonly pid: number;
   /** Resolves when the CLI has exited; a CLI still running after `limitMs` is SIGKILLed. */
   readonly result: Promise<CliResult>;
+  /** What the CLI has printed so far, and its exit once it has exited: for a test's failure message. */
+  sofar(): string;
 }
 
 export interface CliOptions {
@@ -54,14 +56,17 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const limit = setTimeout(() => child.kill('SIGKILL'), options.limitMs ?? 25_000);
+  let exit: string | undefined;
   const result = new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       unregisterProcess(pid);
+      exit = `exited with ${code ?? signal}`;
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return { child, pid, result };
+  const sofar = (): string => `the CLI (pid ${pid}) ${exit ?? 'still runs'}; stdout: ${JSON.stringify(stdout)}; stderr: ${JSON.stringify(stderr)}`;
+  return { child, pid, result, sofar };
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
@@ -91,11 +96,20 @@ export function readEvents(log: string): WorkerEvent[] {
     .map((line) => JSON.parse(line) as WorkerEvent);
 }
 
-/** Polls until `predicate` holds; fails with `what` after `limitMs`. */
-export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, limitMs = 20_000): Promise<void> {
+/**
+ * Polls until `predicate` holds; fails with `what` after `limitMs`, or at once
+ * when `cli` (the process that should bring it about) has exited, with what
+ * it printed: a CLI that gave up says why, where a timeout would not.
+ */
+export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, limitMs = 20_000, cli?: CliProcess): Promise<void> {
   const deadline = performance.now() + limitMs;
+  let exited = false;
+  void cli?.result.then(() => (exited = true));
   while (!(await predicate())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // One more look after the exit: what the CLI did just before it is there to see.
+    if (exited && (await predicate())) return;
+    if (exited) throw new Error(`${what} never happened: ${cli?.sofar()}`);
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}${cli ? `: ${cli.sofar()}` : ''}`);
     await sleep(20);
   }
 }

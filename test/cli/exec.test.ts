@@ -39,6 +39,17 @@ beforeEach(async () => {
   await set.flushAll();
 });
 
+/**
+ * `--redis URL` for each URL, with a node timeout of 1 s. These tests are not about node timeouts:
+ * the CLI's 50 ms default is missed under load whenever its process is descheduled for longer while
+ * a request is out (once it runs again, the expired timer fires before the reply is read), and an
+ * exec whose one attempt failed so never started its command. 1 s is the suite's margin for a live
+ * node (test/support/patient.ts).
+ */
+function patientNodes(list: readonly string[]): string[] {
+  return [...redisFlags(list), '--node-timeout', '1s'];
+}
+
 /** A fresh log file and a "let go" file for one test. */
 function files(): { log: string; go: string } {
   logCount++;
@@ -49,8 +60,9 @@ function worker(log: string, id: string, ...extra: string[]): string[] {
   return ['--', process.execPath, WORKER, '--log', log, '--id', id, ...extra];
 }
 
-async function started(log: string, id: string): Promise<void> {
-  await waitFor(`worker ${id} to start`, () => readEvents(log).some((e) => e.event === 'start' && e.id === id));
+/** Until worker `id`, run by `cli`, has started (fails with what the CLI printed if it exits first). */
+async function started(log: string, id: string, cli: CliProcess): Promise<void> {
+  await waitFor(`worker ${id} to start`, () => readEvents(log).some((e) => e.event === 'start' && e.id === id), undefined, cli);
 }
 
 /** How many waiters each node's wait line for `key` holds. */
@@ -71,16 +83,16 @@ async function attempting(cli: CliProcess): Promise<void> {
     return String(list)
       .split('\n')
       .some((line) => line.includes(`name=quorumlock:exec:${cli.pid} `) && /cmd=(set|evalsha|eval|subscribe) /.test(line));
-  });
+  }, undefined, cli);
 }
 
 describe('quorumlock exec', () => {
   it('runs the command with the lock held and tells it the resource, lock value and validity', async () => {
     const { log, go } = files();
-    const cli = startCli(['exec', ...redisFlags(urls), '--ttl', '20s', 'job:env', ...worker(log, 'a', '--hold-until', go)], {
+    const cli = startCli(['exec', ...patientNodes(urls), '--ttl', '20s', 'job:env', ...worker(log, 'a', '--hold-until', go)], {
       env: { QUORUMLOCK_FENCING_TOKEN: 'inherited' },
     });
-    await started(log, 'a');
+    await started(log, 'a', cli);
     const [start] = readEvents(log);
     expect(start?.resource).toBe('job:env');
     expect(start?.value).toMatch(/^[0-9a-f]{8}\.[0-9a-f]{32}$/);
@@ -119,14 +131,14 @@ describe('quorumlock exec', () => {
 
   it("exits with the command's own status", async () => {
     const { log } = files();
-    const result = await runCli(['exec', ...redisFlags(urls.slice(0, 1)), 'job:status', ...worker(log, 'a', '--exit', '3')]);
+    const result = await runCli(['exec', ...patientNodes(urls.slice(0, 1)), 'job:status', ...worker(log, 'a', '--exit', '3')]);
     expect(result.code).toBe(3);
     expect(await values('job:status')).toEqual([null, null, null]);
   });
 
   it('exits 128 + N when the command dies by signal N', async () => {
-    const byTerm = await runCli(['exec', ...redisFlags(urls), 'job:sig', '--', 'sh', '-c', 'kill -TERM $$']);
-    const byKill = await runCli(['exec', ...redisFlags(urls), 'job:sig', '--', 'sh', '-c', 'kill -KILL $$']);
+    const byTerm = await runCli(['exec', ...patientNodes(urls), 'job:sig', '--', 'sh', '-c', 'kill -TERM $$']);
+    const byKill = await runCli(['exec', ...patientNodes(urls), 'job:sig', '--', 'sh', '-c', 'kill -KILL $$']);
     expect([byTerm.code, byKill.code]).toEqual([143, 137]);
   });
 
@@ -135,12 +147,12 @@ describe('quorumlock exec', () => {
     const ids = ['a', 'b', 'c', 'd', 'e'];
     const results = await Promise.all(
       ids.map((id) =>
-        runCli(['exec', ...redisFlags(urls.slice(0, nodeCount)), '--wait', 'forever', 'job:mutex', ...worker(log, id, '--hold-ms', '100')], {
+        runCli(['exec', ...patientNodes(urls.slice(0, nodeCount)), '--wait', 'forever', 'job:mutex', ...worker(log, id, '--hold-ms', '100')], {
           limitMs: 40_000,
         }),
       ),
     );
-    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+    expect(results.map((r) => r.code), results.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0, 0, 0]);
     // The log is in the order the workers wrote it: each start must be
     // followed by the same worker's end before anyone else starts.
     const events = readEvents(log).map((e) => `${e.event} ${e.id}`);
@@ -154,10 +166,10 @@ describe('quorumlock exec', () => {
 
   it('exits 75 (busy) at once with --wait 0 while another exec holds the lock', async () => {
     const { log, go } = files();
-    const holder = startCli(['exec', ...redisFlags(urls), 'job:busy', ...worker(log, 'holder', '--hold-until', go)]);
-    await started(log, 'holder');
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:busy', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
 
-    const second = await runCli(['exec', ...redisFlags(urls), '--wait', '0', '--json', 'job:busy', ...worker(log, 'second')]);
+    const second = await runCli(['exec', ...patientNodes(urls), '--wait', '0', '--json', 'job:busy', ...worker(log, 'second')]);
     expect(second.code).toBe(75);
     expect(jsonLine(second.stderr)).toMatchObject({
       command: 'exec',
@@ -174,11 +186,11 @@ describe('quorumlock exec', () => {
 
   it('with --quiet, prints nothing while another exec holds the lock, and still exits 75', async () => {
     const { log, go } = files();
-    const holder = startCli(['exec', ...redisFlags(urls), 'job:quiet', ...worker(log, 'holder', '--hold-until', go)]);
-    await started(log, 'holder');
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:quiet', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
 
-    const text = await runCli(['exec', ...redisFlags(urls), '--quiet', 'job:quiet', ...worker(log, 'text')]);
-    const json = await runCli(['exec', ...redisFlags(urls), '--quiet', '--json', '--wait', '200ms', 'job:quiet', ...worker(log, 'json')]);
+    const text = await runCli(['exec', ...patientNodes(urls), '--quiet', 'job:quiet', ...worker(log, 'text')]);
+    const json = await runCli(['exec', ...patientNodes(urls), '--quiet', '--json', '--wait', '200ms', 'job:quiet', ...worker(log, 'json')]);
     for (const result of [text, json]) expect(result).toMatchObject({ code: 75, stdout: '', stderr: '' });
 
     await writeFile(go, '');
@@ -189,8 +201,8 @@ describe('quorumlock exec', () => {
   it('with --quiet, still prints every failure but busy', async () => {
     const dead = `redis://127.0.0.1:${await freePort()}`;
     const unavailable = await runCli(['exec', '--redis', dead, '--quiet', 'job:loud', '--', 'true']);
-    const usage = await runCli(['exec', ...redisFlags(urls), '--quiet', '--ttl', 'soon', 'job:loud', '--', 'true']);
-    const notFound = await runCli(['exec', ...redisFlags(urls), '--quiet', 'job:loud', '--', 'quorumlock-no-such-command']);
+    const usage = await runCli(['exec', ...patientNodes(urls), '--quiet', '--ttl', 'soon', 'job:loud', '--', 'true']);
+    const notFound = await runCli(['exec', ...patientNodes(urls), '--quiet', 'job:loud', '--', 'quorumlock-no-such-command']);
     expect(unavailable.code).toBe(69);
     expect(unavailable.stderr).toMatch(/ECONNREFUSED/);
     expect(usage.code).toBe(64);
@@ -201,8 +213,8 @@ describe('quorumlock exec', () => {
 
   it('locks a RESOURCE that starts with - when it follows a -- of its own', async () => {
     const { log, go } = files();
-    const cli = startCli(['exec', ...redisFlags(urls), '--', '-job:dash', ...worker(log, 'a', '--hold-until', go)]);
-    await started(log, 'a');
+    const cli = startCli(['exec', ...patientNodes(urls), '--', '-job:dash', ...worker(log, 'a', '--hold-until', go)]);
+    await started(log, 'a', cli);
     const [start] = readEvents(log);
     expect(start?.resource).toBe('-job:dash');
     expect((await values('-job:dash')).filter((v) => v === start?.value).length).toBeGreaterThanOrEqual(2);
@@ -216,9 +228,9 @@ describe('quorumlock exec', () => {
 
   it('with --wait forever, runs the command once the holder lets go', async () => {
     const { log, go } = files();
-    const holder = startCli(['exec', ...redisFlags(urls), 'job:wait', ...worker(log, 'holder', '--hold-until', go)]);
-    await started(log, 'holder');
-    const waiter = startCli(['exec', ...redisFlags(urls), '--wait', 'forever', 'job:wait', ...worker(log, 'waiter')]);
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:wait', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
+    const waiter = startCli(['exec', ...patientNodes(urls), '--wait', 'forever', 'job:wait', ...worker(log, 'waiter')]);
     await attempting(waiter);
     // It waits in the nodes' wait lines, as any waiter of the library does: another host would line up behind it.
     await expect.poll(() => inLine('job:wait'), { timeout: 10_000, interval: 20 }).toEqual(clients.map(() => 1));
@@ -231,9 +243,9 @@ describe('quorumlock exec', () => {
 
   it('with --wait DURATION, gives up with 75 when the holder keeps the lock', async () => {
     const { log, go } = files();
-    const holder = startCli(['exec', ...redisFlags(urls), 'job:timeout', ...worker(log, 'holder', '--hold-until', go)]);
-    await started(log, 'holder');
-    const waiter = await runCli(['exec', ...redisFlags(urls), '--wait', '300ms', 'job:timeout', ...worker(log, 'waiter')]);
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:timeout', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
+    const waiter = await runCli(['exec', ...patientNodes(urls), '--wait', '300ms', 'job:timeout', ...worker(log, 'waiter')]);
     expect(waiter.code).toBe(75);
     expect(waiter.stderr).toMatch(/held elsewhere/);
     await writeFile(go, '');
@@ -244,8 +256,8 @@ describe('quorumlock exec', () => {
   describe('when the lock is lost while the command runs', () => {
     it('sends the command SIGTERM and exits 79', async () => {
       const { log, go } = files();
-      const cli = startCli(['exec', ...redisFlags(urls), '--ttl', '1s', '--json', 'job:lost', ...worker(log, 'a', '--hold-until', go)]);
-      await started(log, 'a');
+      const cli = startCli(['exec', ...patientNodes(urls), '--ttl', '1s', '--json', 'job:lost', ...worker(log, 'a', '--hold-until', go)]);
+      await started(log, 'a', cli);
       await set.flushAll(); // the keys vanish behind the holder's back
 
       const result = await cli.result;
@@ -257,10 +269,10 @@ describe('quorumlock exec', () => {
     it('follows with SIGKILL after --grace when the command ignores SIGTERM', async () => {
       const { log, go } = files();
       const cli = startCli([
-        'exec', ...redisFlags(urls), '--ttl', '1s', '--grace', '200ms', '--json', 'job:grace',
+        'exec', ...patientNodes(urls), '--ttl', '1s', '--grace', '200ms', '--json', 'job:grace',
         ...worker(log, 'a', '--hold-until', go, '--ignore-term'),
       ]);
-      await started(log, 'a');
+      await started(log, 'a', cli);
       await set.flushAll();
 
       const result = await cli.result;
@@ -272,9 +284,9 @@ describe('quorumlock exec', () => {
     it('sends SIGKILL at once with --on-lost kill', async () => {
       const { log, go } = files();
       const cli = startCli([
-        'exec', ...redisFlags(urls), '--ttl', '1s', '--on-lost', 'kill', 'job:kill', ...worker(log, 'a', '--hold-until', go),
+        'exec', ...patientNodes(urls), '--ttl', '1s', '--on-lost', 'kill', 'job:kill', ...worker(log, 'a', '--hold-until', go),
       ]);
-      await started(log, 'a');
+      await started(log, 'a', cli);
       await set.flushAll();
 
       const result = await cli.result;
@@ -287,9 +299,9 @@ describe('quorumlock exec', () => {
       const { log, go } = files();
       const pidFile = join(dir, `grandchild-${logCount}`);
       const cli = startCli([
-        'exec', ...redisFlags(urls), '--ttl', '1s', 'job:group', ...worker(log, 'a', '--hold-until', go, '--grandchild', pidFile),
+        'exec', ...patientNodes(urls), '--ttl', '1s', 'job:group', ...worker(log, 'a', '--hold-until', go, '--grandchild', pidFile),
       ]);
-      await started(log, 'a');
+      await started(log, 'a', cli);
       const grandchild = Number(await readFile(pidFile, 'utf8'));
       expect(pidExists(grandchild)).toBe(true);
       await set.flushAll();
@@ -305,8 +317,8 @@ describe('quorumlock exec', () => {
     ['SIGHUP', 129],
   ] as const)('forwards %s to the command, releases the lock and exits with its status', async (signal, status) => {
     const { log, go } = files();
-    const cli = startCli(['exec', ...redisFlags(urls), 'job:forward', ...worker(log, 'a', '--hold-until', go)]);
-    await started(log, 'a');
+    const cli = startCli(['exec', ...patientNodes(urls), 'job:forward', ...worker(log, 'a', '--hold-until', go)]);
+    await started(log, 'a', cli);
     cli.child.kill(signal);
 
     const result = await cli.result;
@@ -317,9 +329,9 @@ describe('quorumlock exec', () => {
 
   it('stops waiting on SIGINT, exits 130 and never runs the command', async () => {
     const { log, go } = files();
-    const holder = startCli(['exec', ...redisFlags(urls), 'job:interrupt', ...worker(log, 'holder', '--hold-until', go)]);
-    await started(log, 'holder');
-    const waiter = startCli(['exec', ...redisFlags(urls), '--wait', 'forever', 'job:interrupt', ...worker(log, 'waiter')]);
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:interrupt', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
+    const waiter = startCli(['exec', ...patientNodes(urls), '--wait', 'forever', 'job:interrupt', ...worker(log, 'waiter')]);
     await attempting(waiter);
     waiter.child.kill('SIGINT');
 
@@ -334,8 +346,8 @@ describe('quorumlock exec', () => {
   });
 
   it('exits 127 for a command that does not exist and 126 for one that cannot run, and releases the lock', async () => {
-    const missing = await runCli(['exec', ...redisFlags(urls), 'job:spawn', '--', 'quorumlock-no-such-command']);
-    const notExecutable = await runCli(['exec', ...redisFlags(urls), 'job:spawn', '--', WORKER]);
+    const missing = await runCli(['exec', ...patientNodes(urls), 'job:spawn', '--', 'quorumlock-no-such-command']);
+    const notExecutable = await runCli(['exec', ...patientNodes(urls), 'job:spawn', '--', WORKER]);
     expect(missing.code).toBe(127);
     expect(missing.stderr).toMatch(/command not found: quorumlock-no-such-command/);
     expect(notExecutable.code).toBe(126);
@@ -345,8 +357,8 @@ describe('quorumlock exec', () => {
   it('exits 69 (unavailable) when too few nodes answer', async () => {
     const deadUrls = [`redis://127.0.0.1:${await freePort()}`, `redis://127.0.0.1:${await freePort()}`];
     const { log } = files();
-    const quorumDown = await runCli(['exec', ...redisFlags([urls[0] ?? '', ...deadUrls]), '--json', 'job:down', ...worker(log, 'a')]);
-    const onlyNodeDown = await runCli(['exec', ...redisFlags(deadUrls.slice(0, 1)), 'job:down', ...worker(log, 'b')]);
+    const quorumDown = await runCli(['exec', ...patientNodes([urls[0] ?? '', ...deadUrls]), '--json', 'job:down', ...worker(log, 'a')]);
+    const onlyNodeDown = await runCli(['exec', ...patientNodes(deadUrls.slice(0, 1)), 'job:down', ...worker(log, 'b')]);
     expect(quorumDown.code).toBe(69);
     const report = jsonLine(quorumDown.stderr);
     expect(report).toMatchObject({ outcome: 'unavailable', exitCode: 69, code: 'QUORUMLOCK_QUORUM_UNREACHABLE' });
@@ -357,14 +369,14 @@ describe('quorumlock exec', () => {
 
   it('still runs the command when a minority of nodes is down', async () => {
     const dead = `redis://127.0.0.1:${await freePort()}`;
-    const result = await runCli(['exec', ...redisFlags([urls[0] ?? '', urls[1] ?? '', dead]), 'job:minority', '--', 'true']);
+    const result = await runCli(['exec', ...patientNodes([urls[0] ?? '', urls[1] ?? '', dead]), 'job:minority', '--', 'true']);
     expect(result.code).toBe(0);
   });
 
   it('with --fencing, hands each holder a larger token than the one before', async () => {
     const { log } = files();
     for (const id of ['first', 'second']) {
-      const result = await runCli(['exec', ...redisFlags(urls), '--fencing', 'job:fence', ...worker(log, id)]);
+      const result = await runCli(['exec', ...patientNodes(urls), '--fencing', 'job:fence', ...worker(log, id)]);
       expect(result.code).toBe(0);
     }
     const tokens = readEvents(log)

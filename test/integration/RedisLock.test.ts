@@ -168,8 +168,12 @@ describe('RedisLock', () => {
 
   it('using() keeps the lock past its TTL while the routine runs', async () => {
     const locker = new RedisLock(redis, patient);
-    const result = await locker.using('job', 500, async (signal, lock) => {
-      await sleep(1_500);
+    // Renewed at half its validity, a lock outlives any stall shorter than about half its TTL: 2 s leaves
+    // the suite's 1 s margin for a loaded machine (test/support/patient.ts; 500 ms expired once under load).
+    // The routine runs past two TTLs, so it lives on renewals alone.
+    const ttlMs = 2_000;
+    const result = await locker.using('job', ttlMs, async (signal, lock) => {
+      await sleep(2 * ttlMs + 500);
       return { aborted: signal.aborted, stored: await redis.get('job'), value: lock.value };
     });
     expect(result.aborted).toBe(false);

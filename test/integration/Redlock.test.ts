@@ -109,7 +109,10 @@ describe('Redlock on 5 nodes', () => {
 
   it('does not let a node paused with SIGSTOP stall acquire beyond the node timeout', async () => {
     await nodes.node(2).pause();
-    const redlock = new Redlock(clients, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 });
+    // The point is paused vs live: a paused node never answers, however long it is given, while a live one
+    // must never miss its timeout here. patient's 1 s is the suite's margin for a live node on a loaded
+    // 2-core machine (100 ms was missed by a live node under load); a hang would show as the test's own timeout.
+    const redlock = new Redlock(clients, { ...patient, acquireTimeoutMs: 0 });
     const lock = await redlock.acquire('paused', 10_000);
     const result = await (await lock.release()).settled;
     expect(result.outcomes.find((o) => o.node.endsWith(`:${nodes.endpoints[2]!.port}`))?.status).toBe('timeout');
@@ -120,7 +123,8 @@ describe('Redlock on 5 nodes', () => {
     await nodes.node(0).pause();
     await nodes.node(1).pause();
     await nodes.node(2).pause();
-    const error = await new Redlock(clients, { ...patient, nodeTimeoutMs: 100, acquireTimeoutMs: 0 })
+    // As above: patient's 1 s tells a paused node from a live one under load; a hang would be the test's timeout.
+    const error = await new Redlock(clients, { ...patient, acquireTimeoutMs: 0 })
       .acquire('three-paused', 10_000)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QuorumUnreachableError);

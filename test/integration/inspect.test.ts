@@ -82,7 +82,8 @@ describe.each(LOCKER_KINDS)('locker.inspect(), $name', (kind) => {
   });
 
   it('reports a paused node as a timeout with the others’ readings', async () => {
-    const locker = kind.make(clients, { nodeTimeoutMs: 100 });
+    // Paused vs live is the point: patient's 1 s is the suite's margin for a live node under load (100 ms is not).
+    const locker = kind.make(clients, patient);
     const lock = await locker.acquire('inspect:paused', 10_000);
     await nodes.node(0).pause();
     try {

@@ -14,20 +14,28 @@
  *   can free those keys. A release invoked late ends it at the release's
  *   completion, if that comes first.
  * - **wanted** while an acquire() call is outstanding (WantRecord) and its
- *   process can act: not killed, not SIGSTOPped (`outages`), not stalled
- *   (`stalls`: its event loop did not run for a while on a busy machine).
+ *   process was neither killed nor SIGSTOPped (`outages`).
+ * - **live** while wanted by a process that could run: not stalled
+ *   (`stalls`: its event loop did not run for a while on a busy machine), and
+ *   not during a `standstill` (the process carrying every request could not
+ *   run).
  * - **excluded** during `excluded` windows (node faults and their settling,
  *   chosen by the scenario): those stretches are reported by a separate call
  *   with other exclusions, never mixed into this figure.
  *
  * A *stretch* is a maximal interval that is wanted, not occupied and not
- * excluded. Its measured length counts from its start or from the last
- * waiter loss (a process with an outstanding want killed or SIGSTOPped)
- * before its end, whichever is later: the design's bound (lease + one
- * backoff delay) runs from the moment a waiter stops keeping its place, and
- * a loss during a stretch is exactly what restarts it (a dead head blocks
- * the line until its lease passes). The figure is the longest measured
- * stretch. Reservations handed to dead waiters are deliberately *not*
+ * excluded. Its measured length is its live time, counted from its start or
+ * from the last waiter loss (a process with an outstanding want killed or
+ * SIGSTOPped) before its end, whichever is later: the design's bound (lease
+ * + one backoff delay) runs from the moment a waiter stops keeping its place,
+ * and a loss during a stretch is exactly what restarts it (a dead head blocks
+ * the line until its lease passes). A stall is not a loss: the stalled
+ * waiters keep their places, and the line goes on where it was once they
+ * run. So a stall takes its time out of the stretch but does not end it (on
+ * a busy machine every waiter's process misses a tick now and then: were a
+ * stall to split a stretch, no stretch could outgrow the gap between two such
+ * moments, and a resource left free for seconds would measure as short
+ * pieces). The figure is the longest measured stretch. Reservations handed to dead waiters are deliberately *not*
  * occupied: the time they block the line is what the bound is about.
  */
 import type { History, WantRecord } from '../history/types.js';
@@ -54,13 +62,21 @@ export interface LivenessOptions {
    * (no restart of the measurement).
    */
   readonly stalls?: readonly ProcessOutage[];
+  /**
+   * Times nothing could move, whoever waited (the process that carries every
+   * locker's requests was descheduled): taken out of a stretch like a stall.
+   */
+  readonly standstills?: readonly Interval[];
   readonly excluded: readonly Interval[];
 }
 
 export interface Stretch extends Interval {
   /** Where the measured part begins: `from`, or the last waiter loss before `to`. */
   readonly measuredFrom: number;
+  /** Live time from `measuredFrom` to `to`. */
   readonly measuredMs: number;
+  /** Time from `measuredFrom` to `to` in which no waiter was live (stalls, standstills). */
+  readonly notLiveMs: number;
   /** The loss that restarted the measurement, if any. */
   readonly after?: ProcessOutage;
 }
@@ -81,8 +97,10 @@ export function measureLiveness(history: History, options: LivenessOptions): Liv
   const holders = holdersOf(history).filter((h) => h.resources.includes(resource));
   const occupied = merge(holders.map((h) => ({ from: h.start, to: occupiedUntil(h, history) })));
   const wants = (history.wants ?? []).filter((w) => w.resources.includes(resource));
-  const cannotAct = [...options.outages, ...(options.stalls ?? [])];
-  const wanted = merge(wants.flatMap((w) => subtract([{ from: w.from, to: w.to }], outagesOf(w.process, cannotAct))));
+  const wanted = merge(wants.flatMap((w) => subtract([{ from: w.from, to: w.to }], outagesOf(w.process, options.outages))));
+  const cannotRun = [...options.outages, ...(options.stalls ?? [])];
+  const live = merge(wants.flatMap((w) => subtract([{ from: w.from, to: w.to }], outagesOf(w.process, cannotRun))));
+  const notLive = merge([...subtract(wanted, live), ...(options.standstills ?? [])]);
   const excluded = merge(options.excluded);
   const candidates = subtract(intersect(wanted, [run]), [...occupied, ...excluded]).filter((s) => s.to > s.from);
   const losses = waiterLosses(wants, options.outages);
@@ -95,10 +113,12 @@ export function measureLiveness(history: History, options: LivenessOptions): Liv
       after = loss;
     }
     const measuredFrom = after !== undefined && after.from > from ? after.from : from;
-    const stretch: Stretch = { from, to, measuredFrom, measuredMs: to - measuredFrom, ...(measuredFrom > from && after ? { after } : {}) };
+    const measuredMs = lengthOf(subtract([{ from: measuredFrom, to }], notLive));
+    const notLiveMs = to - measuredFrom - measuredMs;
+    const stretch: Stretch = { from, to, measuredFrom, measuredMs, notLiveMs, ...(measuredFrom > from && after ? { after } : {}) };
     if (longest === undefined || stretch.measuredMs > longest.measuredMs) longest = stretch;
   }
-  const coveredMs = subtract([run], excluded).reduce((sum, i) => sum + Math.max(0, i.to - i.from), 0);
+  const coveredMs = lengthOf(subtract([run], excluded));
   return { longestMs: longest?.measuredMs ?? 0, longest, stretches: candidates.length, coveredMs, losses: losses.length };
 }
 
@@ -122,6 +142,10 @@ function waiterLosses(wants: readonly WantRecord[], outages: readonly ProcessOut
   return outages
     .filter((o) => wants.some((w) => w.process === o.process && w.from <= o.from && o.from <= w.to))
     .sort((a, b) => a.from - b.from);
+}
+
+function lengthOf(intervals: readonly Interval[]): number {
+  return intervals.reduce((sum, i) => sum + Math.max(0, i.to - i.from), 0);
 }
 
 function outagesOf(process: string, outages: readonly ProcessOutage[]): Interval[] {

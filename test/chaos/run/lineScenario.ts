@@ -127,7 +127,7 @@ export interface LineScenarioSpec {
 export interface LineLiveness {
   /** Time the workers' event loops did not run, SIGSTOPs aside (summed over processes): not counted as live waiters. */
   readonly stalledMs: number;
-  /** Time this process (every locker's proxies) did not run: left out of the figure like a node fault. */
+  /** Time this process (every locker's proxies) did not run: taken out of the figure's stretches, as a stall. */
   readonly harnessStalledMs: number;
   /** All nodes up, and for NODE_FAULT_SETTLE_MS since the last node fault ended. */
   readonly healthy: LivenessResult;
@@ -498,7 +498,7 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
         const sofar = new Collector(cluster.size);
         for (const worker of all) sofar.readJournal(worker, asOf);
         const history: History = { ops: sofar.ops, handovers: sofar.handovers, faults: faults.records(), wants: sofar.wants };
-        return measureLiveness(history, { resource, run: { from: runStart, to: asOf }, outages: processOutages(history.faults), stalls: sofar.stalls, excluded: proxyStalls.peek() }).longestMs;
+        return measureLiveness(history, { resource, run: { from: runStart, to: asOf }, outages: processOutages(history.faults), stalls: sofar.stalls, standstills: proxyStalls.peek(), excluded: [] }).longestMs;
       };
       squatting = squat(cluster, resource, spec.squatMs, faults, signal, figureSoFar);
       nemeses.push(squatting);
@@ -549,9 +549,10 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
         run,
         outages,
         stalls,
-        excluded: [...nodeWindows.map((w) => ({ from: w.from, to: w.to + NODE_FAULT_SETTLE_MS })), ...harnessStalls],
+        standstills: harnessStalls,
+        excluded: nodeWindows.map((w) => ({ from: w.from, to: w.to + NODE_FAULT_SETTLE_MS })),
       }),
-      quorumUp: measureLiveness(history, { resource, run, outages, stalls, excluded: [...withoutQuorum(nodeWindows, cluster.size), ...harnessStalls] }),
+      quorumUp: measureLiveness(history, { resource, run, outages, stalls, standstills: harnessStalls, excluded: withoutQuorum(nodeWindows, cluster.size) }),
       boundMs: LIVENESS_BOUND_MS,
     };
     const timeBaseDeviationMs = Math.max(0, ...deviations);
@@ -594,8 +595,8 @@ export async function runLineScenario(cluster: ChaosCluster, spec: LineScenarioS
 /**
  * Times this process's event loop did not run. Every locker reaches the nodes
  * through proxies in this process: while it is descheduled, no request or
- * announcement moves, as if the network stopped. The liveness figure leaves
- * those windows out.
+ * announcement moves, as if the network stopped. The liveness figure takes
+ * those windows out of its stretches (check/liveness.ts: standstills).
  */
 function watchOwnStalls(tickMs = 10, stallMs = 50): { peek(): readonly Interval[]; stop(): Interval[] } {
   const stalls: Interval[] = [];
