@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { afterArrivedReplies } from './afterArrivedReplies.js';
 
 /** A deadline as the queue sees it. */
 export interface QueuedDeadline {
@@ -37,7 +38,7 @@ export class DeadlineQueue {
   }
 
   #arm(delayMs: number): void {
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, Math.ceil(delayMs)));
+    this.#timer = setTimeout(() => afterArrivedReplies(() => this.#fire()), Math.max(0, Math.ceil(delayMs)));
     this.#timer.unref();
   }
 

@@ -6,6 +6,7 @@ import type { Announce, Rejoin } from '../scripts/release.js';
 import type { RenewalEntry } from '../scripts/extendMany.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
+import { LateDeletes } from './LateDeletes.js';
 import { LateWrites } from './LateWrites.js';
 import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 
@@ -51,6 +52,8 @@ export interface NodeRequest<T, O extends NodeOutcome> {
   readonly writes?: string | readonly string[];
   /** The lock value whose keys this request releases: `afterLateWrite` is sent after the lock's late writes. */
   readonly releases?: string;
+  /** The value whose keys this request deletes (a release, an undo): see LateDeletes. */
+  readonly deletes?: string;
   /** A plain release of the same keys (no rejoin of a wait line): what follows a late write. */
   readonly afterLateWrite?: (backend: NodeBackend) => Promise<unknown>;
   send(backend: NodeBackend): Promise<T>;
@@ -211,6 +214,7 @@ export function releaseRequest(
 ): NodeRequest<number, ReleaseOutcome> {
   return {
     ...(final ? { releases: value, afterLateWrite: (backend: NodeBackend) => backend.release(keys, value) } : {}),
+    deletes: value,
     send: (backend) => backend.release(keys, value, announce, rejoin),
     interpret: releaseStatus,
     describe: releaseOutcome,
@@ -233,6 +237,7 @@ export class LockNode {
   /** The client has been ready once: no request waits for a connection any more. */
   #connected: boolean;
   readonly #lateWrites = new LateWrites();
+  readonly #lateDeletes = new LateDeletes();
 
   constructor(
     readonly backend: NodeBackend,
@@ -320,6 +325,10 @@ export class LockNode {
 
   #dispatch<T, O extends NodeOutcome>(request: NodeRequest<T, O>, deadline: RequestDeadline, deliver: (outcome: O) => void): void {
     const clock = this.clock;
+    if (this.#lateDeletes.size > 0 && this.#lateDeletes.pending(writtenValues(request))) {
+      this.#refuseBehindLateDelete(request, deadline, deliver);
+      return;
+    }
     let pending: Promise<T>;
     try {
       pending = request.send(this.backend);
@@ -347,6 +356,7 @@ export class LockNode {
     const untrack = deadline.track(() => {
       finish('timeout', undefined, new NodeTimeoutError(this.name, deadline.timeoutMs));
       this.#trackLate(request, pending);
+      if (request.deletes !== undefined) this.#lateDeletes.track(request.deletes, pending);
     });
     pending.then(
       (reply) => {
@@ -361,6 +371,20 @@ export class LockNode {
         finish(status, reply, undefined);
       },
       (error: unknown) => finish('error', undefined, asError(error)),
+    );
+  }
+
+  /**
+   * A write of a value whose delete timed out here is not sent while that
+   * delete may still run: on another connection (a synced write's) or behind
+   * a slow queue, the delete could run after the write and remove keys the
+   * write's attempt counts as held. Holding the write back until the delete
+   * settles would not do: the attempt's own undo, sent meanwhile, would then
+   * run before it. The node counts as timed out for that attempt.
+   */
+  #refuseBehindLateDelete<T, O extends NodeOutcome>(request: NodeRequest<T, O>, deadline: RequestDeadline, deliver: (outcome: O) => void): void {
+    queueMicrotask(() =>
+      deliver(request.describe(this.name, 'timeout', this.clock.now() - deadline.sentAt, undefined, new NodeTimeoutError(this.name, deadline.timeoutMs))),
     );
   }
 

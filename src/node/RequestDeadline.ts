@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/Clock.js';
+import { afterArrivedReplies } from './afterArrivedReplies.js';
 import type { DeadlineQueue, QueuedDeadline } from './DeadlineQueue.js';
 
 /**
@@ -87,7 +88,7 @@ export class RequestDeadline implements QueuedDeadline {
   }
 
   #startTimer(delayMs: number): void {
-    this.#timer = setTimeout(() => this.#expire(), delayMs);
+    this.#timer = setTimeout(() => afterArrivedReplies(() => this.#expire()), delayMs);
     this.#timer.unref();
   }
 

@@ -34,7 +34,8 @@ export class GivenUpAttempts {
    * that value (undefined: it holds none). Returns, per set of keys the lock
    * does not hold, on which nodes a write of it timed out, once every
    * attempt on them has settled: those writes are to be undone. The lock's
-   * own release covers the others (`coveredByLock`).
+   * own release covers the keys it holds (`coveredByLock`), and only it may
+   * delete them.
    */
   take(value: string, kept: readonly string[] | undefined): { released: Abandoned[]; coveredByLock: boolean } {
     // Most acquires gave up on nothing: no allocation on their path.
@@ -44,14 +45,15 @@ export class GivenUpAttempts {
     const byKeys = new Map<string, GivenUpAttempt[]>();
     let coveredByLock = false;
     for (const attempt of attempts) {
-      if (kept !== undefined && sameKeys(attempt.keys, kept)) {
-        coveredByLock = true;
-        continue;
-      }
-      const id = attempt.keys.join('\0');
+      // A semaphore's attempts on other slot sets share slots with the lock:
+      // undoing those would delete the lock's own keys where it counted them.
+      const notKept = kept === undefined ? attempt.keys : attempt.keys.filter((key) => !kept.includes(key));
+      if (notKept.length < attempt.keys.length) coveredByLock = true;
+      if (notKept.length === 0) continue;
+      const id = notKept.join('\0');
       const same = byKeys.get(id);
-      if (same) same.push(attempt);
-      else byKeys.set(id, [attempt]);
+      if (same) same.push({ ...attempt, keys: notKept });
+      else byKeys.set(id, [{ ...attempt, keys: notKept }]);
     }
     const released = [...byKeys.values()].map((same) => ({
       keys: (same[0] as GivenUpAttempt).keys,
@@ -71,6 +73,3 @@ export interface Abandoned {
   readonly timedOut: Promise<readonly boolean[]>;
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((key, index) => key === b[index]);
-}

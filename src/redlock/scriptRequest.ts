@@ -38,9 +38,10 @@ export function scriptRequest<T>(
   };
 }
 
-/** A primitive's release script, which answers how many of the holder's entries it removed. */
+/** A primitive's release script, which answers how many of the holder's entries it removed; its first argument is the holder's value. */
 export function scriptRelease(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): NodeRequest<number, ReleaseOutcome> {
   return {
+    ...(typeof args[0] === 'string' ? { deletes: args[0] } : {}),
     send: (backend) => runOn(backend, script, keys, args, Number),
     interpret: (count) => (count > 0 ? 'ok' : 'held'),
     describe: (node, status, ms, count, error) => (error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 }),

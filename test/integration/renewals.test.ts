@@ -141,6 +141,34 @@ describe('renewals batched per node', () => {
     for (const end of ends) end.resolve();
     await Promise.all(routines);
   });
+  it('a turn of the event loop longer than the node timeout does not time out the replies that came in meanwhile', async () => {
+    // The nodes answer in about a millisecond; the process is what is slow here.
+    const nodeTimeoutMs = 50;
+    const redlock = new Redlock(clients, { nodeTimeoutMs });
+    const { locks, ends, routines } = await holdMany(redlock, 100, 5_000, 'stalled-loop');
+    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+    try {
+      const renewed = Promise.allSettled(locks.map((lock) => lock.renew(5_000)));
+      // The batch goes out on the next microtask: wait (without letting I/O in) until every node has it.
+      for (let i = 0; i < 100 && clients.some((client) => client.commandQueue.length === 0); i++) await Promise.resolve();
+      expect(clients.map((client) => client.commandQueue.length > 0)).toEqual([true, true, true]);
+      // One synchronous turn four times the batch's timeout (100 locks, one script call: the node timeout).
+      const blockedUntil = performance.now() + 4 * nodeTimeoutMs;
+      while (performance.now() < blockedUntil) {
+        // busy: a long turn
+      }
+      const results = await renewed;
+      const failed = results.filter((result) => result.status === 'rejected');
+      expect(failed.length, String((failed[0] as PromiseRejectedResult | undefined)?.reason)).toBe(0);
+      const statuses = new Set(extends_.events.flatMap((event) => event.nodes.map((node) => node.status)));
+      expect([...statuses]).toEqual(['ok']);
+    } finally {
+      extends_.stop();
+    }
+    for (const lock of locks) expect(lock.signal.aborted).toBe(false);
+    for (const end of ends) end.resolve();
+    await Promise.all(routines);
+  });
 });
 
 describe('ten thousand locks held under using()', () => {

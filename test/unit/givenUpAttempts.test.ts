@@ -28,9 +28,21 @@ describe('GivenUpAttempts', () => {
     attempts.note('v', ['limit', 'slot:0'], [timeout], settled);
     attempts.note('v', ['limit', 'slot:1'], [timeout], settled);
     const { released, coveredByLock } = attempts.take('v', ['limit', 'slot:1']);
-    expect(released.map((attempt) => attempt.keys)).toEqual([['limit', 'slot:0']]);
+    // The limit record is the lock's too (it never holds a value; it is left alone).
+    expect(released.map((attempt) => attempt.keys)).toEqual([['slot:0']]);
     expect(coveredByLock).toBe(true);
     expect(attempts.take('w', ['k'])).toEqual({ released: [], coveredByLock: false });
+  });
+
+  it('never undoes a key the lock holds, when an attempt on another slot set shared it (two permits of three)', async () => {
+    const attempts = new GivenUpAttempts();
+    attempts.note('v', ['limit', 'slot:0', 'slot:1'], [ok, timeout], settled);
+    attempts.note('v', ['limit', 'slot:2', 'slot:0'], [timeout, ok], () => Promise.resolve([timeout, ok]));
+    const { released, coveredByLock } = attempts.take('v', ['limit', 'slot:1', 'slot:2']);
+    // slot:1 and slot:2 are the lock's: only slot:0 is undone, where a write of it timed out.
+    expect(released.map((attempt) => attempt.keys)).toEqual([['slot:0']]);
+    expect(await released[0]?.timedOut).toEqual([true, true]);
+    expect(coveredByLock).toBe(true);
   });
 });
 

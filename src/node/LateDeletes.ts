@@ -1,0 +1,33 @@
+/**
+ * Deletes of a value's keys (releases, undos) that timed out on one node and
+ * may still run there. The attempts of one acquire share a value: the undo of
+ * a failed attempt that runs after the next attempt's write would delete keys
+ * that attempt counts as held. LockNode sends no write of such a value to
+ * that node until the deletes have settled (run, or failed and never will).
+ */
+export class LateDeletes {
+  readonly #byValue = new Map<string, Promise<unknown>>();
+
+  /** A delete of `value`'s keys was given up on while it may still run. */
+  track(value: string, deleting: Promise<unknown>): void {
+    const settled = deleting.then(ignore, ignore);
+    const earlier = this.#byValue.get(value);
+    const all = earlier ? Promise.all([earlier, settled]) : settled;
+    this.#byValue.set(value, all);
+    void all.then(() => {
+      if (this.#byValue.get(value) === all) this.#byValue.delete(value);
+    });
+  }
+
+  /** Whether any of `values` has a delete still out. */
+  pending(values: readonly string[]): boolean {
+    return values.some((value) => this.#byValue.has(value));
+  }
+
+  /** How many values have a delete outstanding. */
+  get size(): number {
+    return this.#byValue.size;
+  }
+}
+
+function ignore(): void {}
