@@ -48,6 +48,12 @@ async function masterPortOf(client: Redis): Promise<number | undefined> {
   return sentinel.isReady ? sentinel.getMasterNode()?.port : undefined;
 }
 
+/** A node failed because its client replaced the connection before WAIT answered. */
+function connectionReplaced(error: unknown): boolean {
+  const cause = error instanceof QuorumUnreachableError ? error.outcomes[0]?.error : undefined;
+  return isQuorumLockError(cause, ErrorCode.REPLICA_SYNC) && (cause as ReplicaSyncError).connectionChanged;
+}
+
 describe('a failover', () => {
   it('keeps a lock taken with syncReplicas: the promoted replica has the key, and another client is refused', async () => {
     const { group, link } = await startGroup();
@@ -66,7 +72,14 @@ describe('a failover', () => {
     // client is there: a client still switching replaced its connection under the extend's WAIT in one
     // run, whose outcome is then unknown (REPLICA_SYNC with connectionChanged), as it should be.
     await expect.poll(() => masterPortOf(holderClient), { timeout: 10_000, interval: 50 }).toBe(group.master.port);
-    await lock.extend(60_000);
+    // Once more if the client replaced its connection under the WAIT even so: at load 16-20 a node-redis
+    // Sentinel client, already on the new master, rediscovered it again mid-extend (its WAIT answered after
+    // 3.6 s of a 1.5 s timeout, held back by the client meanwhile). The unknown outcome is what it should
+    // say; the holder then extends again. Any other failure, or the same one twice, fails the test.
+    await lock.extend(60_000).catch(async (error: unknown) => {
+      if (!connectionReplaced(error)) throw error;
+      await lock.extend(60_000);
+    });
     expect(lock.remainingMs()).toBeGreaterThan(50_000);
   });
 
