@@ -80,5 +80,7 @@ export interface SyncConnection {
   wait(replicas: number, timeoutMs: number): Promise<number>;
   /** Changes whenever the connection is replaced (as ClientAdapter.connectionMark). */
   mark(): unknown;
+  /** Its writes and their WAIT have answered, and none follow yet: what it holds of a pool goes back. */
+  idle?(): void;
   close(): void;
 }

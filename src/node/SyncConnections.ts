@@ -174,6 +174,7 @@ export class SyncConnections {
   }
 
   #free(connection: Connection): void {
+    connection.client.idle?.();
     if (this.#source.ended()) {
       this.#close(connection);
       return;

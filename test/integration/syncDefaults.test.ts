@@ -4,8 +4,8 @@
  * server's 100 ms cron tick, and a WAIT blocks the connection it runs on.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
-import { createClient as createClient5 } from 'redis5';
+import { createClient, createSentinel } from 'redis';
+import { createClient as createClient5, createSentinel as createSentinel5 } from 'redis5';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, QuorumUnreachableError, type RedisClient, RedisLock, type ReplicaSyncError } from '../../src/index.js';
 import { patient } from '../support/patient.js';
@@ -53,6 +53,24 @@ async function nodeRedisOn(group: SentinelGroup, create: typeof createClient): P
   };
 }
 
+/**
+ * A node-redis Sentinel client on the group. With `reserveClient` its own
+ * commands keep one master connection, whose id CLIENT ID gives, and synced
+ * writes lease the pool's others.
+ */
+async function sentinelOn(group: SentinelGroup, create: typeof createSentinel, pool: { masterPoolSize: number; reserveClient: boolean }): Promise<UserClient> {
+  const client = create({ name: group.name, sentinelRootNodes: group.sentinelAddresses.map(({ host, port }) => ({ host, port })), ...pool });
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    client: client as unknown as RedisClient,
+    id: String(await client.sendCommand(false, ['CLIENT', 'ID'])),
+    close: () => void (client.destroy() as unknown as Promise<void> | undefined)?.catch?.(() => undefined),
+  };
+}
+
+const LEASING = { masterPoolSize: 3, reserveClient: true } as const;
+
 const CLIENT_KINDS: readonly { readonly name: string; connect(group: SentinelGroup): Promise<UserClient> }[] = [
   {
     name: 'ioredis',
@@ -65,7 +83,13 @@ const CLIENT_KINDS: readonly { readonly name: string; connect(group: SentinelGro
   // Synced writes on duplicates of a plain node-redis client too (its adapter's syncSource).
   { name: 'node-redis', connect: (group) => nodeRedisOn(group, createClient) },
   { name: 'node-redis 5', connect: (group) => nodeRedisOn(group, createClient5 as unknown as typeof createClient) },
+  // A Sentinel client's synced writes on master connections leased from its pool.
+  { name: 'node-redis Sentinel', connect: (group) => sentinelOn(group, createSentinel, LEASING) },
+  { name: 'node-redis 5 Sentinel', connect: (group) => sentinelOn(group, createSentinel5 as unknown as typeof createSentinel, LEASING) },
 ];
+
+/** Two WAITs out at once need two connections besides the user's: a Sentinel client's pool of 3, one reserved. */
+const WAIT_OF_ITS_OWN = [CLIENT_KINDS[0], ...CLIENT_KINDS.filter(({ name }) => name.endsWith('Sentinel'))].filter((kind) => kind !== undefined);
 
 describe('syncReplicas with default options on hz 10', () => {
   it('reports a replica that does not acknowledge as REPLICA_SYNC in 50 of 50 attempts, each within its bound', async () => {
@@ -139,9 +163,46 @@ describe('syncReplicas with default options on hz 10', () => {
     expect(plainCycles).toBeGreaterThan(0);
   }, 60_000);
 
-  it('gives a synced lock that starts while another\'s WAIT is out a WAIT of its own, not a place behind it', async () => {
+  it('leaves WAIT on a node-redis Sentinel client\'s one master connection (masterPoolSize 1): a lease would stall all its commands', async () => {
     const group = await groupWithSilentReplica();
-    const client = group.client();
+    const user = await sentinelOn(group, createSentinel, { masterPoolSize: 1, reserveClient: false });
+    const locker = new RedisLock(user.client, { syncReplicas: { replicas: 1 } });
+    const blockedSeen = new Set<string>();
+    // The blocked connection the check above looks for is there when WAIT shares the user's: the check can fail.
+    const attempts = Promise.all([0, 1, 2].map((i) => locker.tryAcquire(`synced:${i}`, 10_000).catch((e: unknown) => e)));
+    await expect
+      .poll(async () => {
+        for (const id of await blockedClients(group)) blockedSeen.add(id);
+        return blockedSeen.has(user.id);
+      }, { timeout: 2000, interval: 10 })
+      .toBe(true);
+    for (const error of await attempts) {
+      expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC });
+    }
+    user.close();
+  }, 60_000);
+
+  it.each([
+    ['node-redis', createSentinel],
+    ['node-redis 5', createSentinel5 as unknown as typeof createSentinel],
+  ] as const)('does not count a WAIT on a leased connection when the %s Sentinel client changed master under it', async (_name, create) => {
+    const group = await groupWithSilentReplica();
+    const user = await sentinelOn(group, create, LEASING);
+    const locker = new RedisLock(user.client, { nodeTimeoutMs: 1000, syncReplicas: { replicas: 1, timeoutMs: 1500 } });
+    const attempt = locker.tryAcquire('orders:1', 10_000).catch((e: unknown) => e);
+    await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(1);
+    // What the client says when the sentinels name a new master (a real one is in failover.test.ts): the
+    // write answered before it, so a WAIT answered after it may be the new master's, counting nothing of ours.
+    (user.client as unknown as { emit(event: string, payload: unknown): void }).emit('topology-change', { type: 'MASTER_CHANGE' });
+    const error = await attempt;
+    expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+    user.close();
+  }, 60_000);
+
+  it.each(WAIT_OF_ITS_OWN)('gives a synced lock that starts while another\'s WAIT is out a WAIT of its own, not a place behind it ($name)', async ({ connect }) => {
+    const group = await groupWithSilentReplica();
+    const user = await connect(group);
+    const client = user.client;
     const locker = new RedisLock(client, { nodeTimeoutMs: 1000, syncReplicas: { replicas: 1, timeoutMs: 2000 } });
     const first = locker.tryAcquire('a', 10_000).catch((e: unknown) => e);
     await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(1);
@@ -150,5 +211,6 @@ describe('syncReplicas with default options on hz 10', () => {
     for (const error of await Promise.all([first, second])) {
       expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC });
     }
+    user.close();
   }, 60_000);
 });

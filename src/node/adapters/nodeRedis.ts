@@ -2,6 +2,7 @@ import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import type { ConnectingClient } from '../ConnectionGate.js';
 import type { PubSubConnection } from '../PubSub.js';
 import { describeSeed } from './ioredis.js';
+import { type LeasingSentinel, sentinelLeaseSource } from './nodeRedisSentinelLeases.js';
 
 type Listener = (...args: unknown[]) => void;
 type Message = (message: string, channel: string) => void;
@@ -93,11 +94,6 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
   const options = optionsOf(client);
   const keyPrefix = prefixOf(client, options);
   const send = senderOf(client);
-  const withKeys = (command: string, head: string, numberOfKeys: number, keysAndArgs: readonly (string | number)[]): Promise<unknown> => {
-    const args = [command, head, String(numberOfKeys)];
-    for (let i = 0; i < keysAndArgs.length; i++) args.push(i < numberOfKeys ? keyPrefix + String(keysAndArgs[i]) : String(keysAndArgs[i]));
-    return send(args, numberOfKeys > 0 ? args[3] : undefined);
-  };
   const cluster = isCluster(client);
   const sentinel = isSentinel(client);
   let changes = 0;
@@ -111,26 +107,45 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
     });
   }
   const epoch = (): unknown => (sentinel ? changes : (client as { socketEpoch?: number }).socketEpoch);
-  return {
+  const adapter: ClientAdapter = {
     name: describeClient(client, options),
     isCluster: cluster,
     keyPrefix,
     connecting: connectingOf(client),
-    commands: {
-      evalsha: (sha, numberOfKeys, ...keysAndArgs) => withKeys('EVALSHA', sha, numberOfKeys, keysAndArgs),
-      eval: (source, numberOfKeys, ...keysAndArgs) => withKeys('EVAL', source, numberOfKeys, keysAndArgs),
-      set: (key, value, px, ttlMs, nx) => {
-        const prefixed = keyPrefix + key;
-        return send(['SET', prefixed, value, px, String(ttlMs), nx], prefixed);
-      },
-    },
+    commands: commandsOf(send, keyPrefix),
     // node-redis writes the commands of one tick in one corked write by itself.
     beforeWrite: undefined,
     wait: cluster || !waitsInOrder(client, sentinel, options) ? undefined : (replicas, timeoutMs) => send(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
-    // A sentinel client's duplicate would bring a pool and sentinels of its own: its writes and WAIT share its one master connection.
-    syncSource: cluster || sentinel || !waitsInOrder(client, sentinel, options) ? undefined : syncSourceOf(client as NodeRedisStandalone),
+    syncSource: undefined,
     connectionMark: epoch,
     subscriber: () => subscriberOf(client),
+  };
+  if (cluster || !waitsInOrder(client, sentinel, options)) return adapter;
+  // A sentinel client's duplicate would bring a pool and sentinels of its own: its synced writes take leases of its pool instead.
+  const syncSource = sentinel
+    ? sentinelLeaseSource(
+        client as unknown as LeasingSentinel,
+        (leased) => ({ ...adapter, commands: commandsOf(leased, keyPrefix), wait: undefined, subscriber: undefined }),
+        epoch,
+      )
+    : syncSourceOf(client as NodeRedisStandalone);
+  return { ...adapter, syncSource };
+}
+
+/** Scripts and SET as raw commands, with the client's key prefix put in front of the keys. */
+function commandsOf(send: (args: string[], firstKey?: string) => Promise<unknown>, keyPrefix: string): ClientAdapter['commands'] {
+  const withKeys = (command: string, head: string, numberOfKeys: number, keysAndArgs: readonly (string | number)[]): Promise<unknown> => {
+    const args = [command, head, String(numberOfKeys)];
+    for (let i = 0; i < keysAndArgs.length; i++) args.push(i < numberOfKeys ? keyPrefix + String(keysAndArgs[i]) : String(keysAndArgs[i]));
+    return send(args, numberOfKeys > 0 ? args[3] : undefined);
+  };
+  return {
+    evalsha: (sha, numberOfKeys, ...keysAndArgs) => withKeys('EVALSHA', sha, numberOfKeys, keysAndArgs),
+    eval: (source, numberOfKeys, ...keysAndArgs) => withKeys('EVAL', source, numberOfKeys, keysAndArgs),
+    set: (key, value, px, ttlMs, nx) => {
+      const prefixed = keyPrefix + key;
+      return send(['SET', prefixed, value, px, String(ttlMs), nx], prefixed);
+    },
   };
 }
 
