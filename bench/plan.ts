@@ -114,8 +114,9 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
   }
 
   const named = (c: Contender, name: string): boolean => name === c.library || name === `${c.library}:${c.variant}`;
+  const isNamed = (c: Contender): boolean => cli.contenders.some((name) => named(c, name));
   const picked = (c: Contender): boolean =>
-    c.role !== 'peer' || cli.contenders.length === 0 || cli.contenders.some((name) => named(c, name));
+    c.onlyWhenNamed === true ? isNamed(c) : c.role !== 'peer' || cli.contenders.length === 0 || isNamed(c);
   const contenders = available.filter(picked);
   const unknownContender = cli.contenders.find((name) => !available.some((c) => named(c, name)));
   if (unknownContender !== undefined) {

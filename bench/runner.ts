@@ -47,7 +47,7 @@ async function runTopology(plan: Plan, urls: readonly string[], prefix: string, 
   try {
     for (const url of urls) admins.push(await openAdminClient(url));
     for (const contender of plan.contenders) {
-      const group = await openClients(urls);
+      const group = await openClients(urls, contender.client);
       entrants.push({ contender, group, locker: contender.create(group.clients) });
     }
     const scenarios: ScenarioResult[] = [];

@@ -1,5 +1,6 @@
 /** Every contender of a run, in the order the report lists them. */
 import type { Library } from '../library.js';
+import { quorumlockOnNodeRedis, redlockUniversalOnNodeRedis } from './nodeRedis.js';
 import { nodeRedlockBest, nodeRedlockDefaults } from './nodeRedlock.js';
 import { quorumlockContender } from './quorumlock.js';
 import { raw } from './raw.js';
@@ -19,6 +20,8 @@ export function allContenders(lib: Library, candidate?: { lib: Library; from: st
     sesameRedlockBest,
     redisSemaphoreDefaults,
     redisSemaphoreBest,
+    quorumlockOnNodeRedis(lib),
+    redlockUniversalOnNodeRedis,
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { ClientKind } from '../clients.js';
 
 /** A lock this benchmark holds; the contender's own handle behind it. */
 export interface HeldLock {
@@ -33,9 +34,13 @@ export interface Contender {
    * library's defaults; elsewhere it would only repeat them and is skipped.
    */
   readonly differsIn?: readonly ('uncontended' | 'contended')[];
+  /** The client its library is given; ioredis when absent. */
+  readonly client?: ClientKind;
+  /** Measured only when named with --contender: the client matrix's entrants stay out of the default run. */
+  readonly onlyWhenNamed?: boolean;
   /** The class a user would pick for this many nodes, e.g. 'Mutex' or 'RedlockMutex'. */
   className(nodeCount: number): string;
-  /** `clients`: one ioredis client per node, owned by the runner. */
+  /** `clients`: one client per node, owned by the runner; node-redis clients when `client` says so (ClientGroup). */
   create(clients: readonly Redis[]): BenchLocker;
 }
 

@@ -80,7 +80,7 @@ class Session {
       config.candidate === undefined ? undefined : { lib: (await import(config.candidate.url)) as Library, from: config.candidate.from };
     const contender = allContenders(lib, candidate).find((c) => contenderKey(c) === config.contender);
     if (contender === undefined) throw new Error(`unknown contender ${config.contender}`);
-    const group = await openClients(config.urls);
+    const group = await openClients(config.urls, contender.client);
     const session = new Session(config, group, contender.create(group.clients));
     await session.warmUp();
     return session;

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, isQuorumLockError, QuorumUnreachableError, RedisLock, ReplicaSyncError } from '../../src/index.js';
+import { lockerClientOf } from '../support/clientSwap.js';
 import { type FailoverKind, SentinelGroup } from '../support/SentinelGroup.js';
 import { TcpProxy } from '../support/TcpProxy.js';
 
@@ -31,6 +32,28 @@ async function startGroup(): Promise<{ group: SentinelGroup; link: NonNullable<R
 /** Node timeouts long enough for a replica 100 ms away; the WAIT ends well before them. */
 const synced = { nodeTimeoutMs: 2000, syncReplicas: { replicas: 1, timeoutMs: 1500 } } as const;
 
+/**
+ * The master the locker's client is connected to. node-redis's Sentinel
+ * client (6.3) learns of a failover only through its next rediscovery: its
+ * sentinels' +sdown starts one, which fails while no master is named and
+ * retries once a second; its pattern for +switch-master never matches.
+ */
+async function masterPortOf(client: Redis): Promise<number | undefined> {
+  const locker = lockerClientOf(client);
+  if (locker === client) {
+    await client.ping();
+    return client.stream?.remotePort;
+  }
+  const sentinel = locker as { readonly isReady: boolean; getMasterNode(): { port: number } | undefined };
+  return sentinel.isReady ? sentinel.getMasterNode()?.port : undefined;
+}
+
+/** A node failed because its client replaced the connection before WAIT answered. */
+function connectionReplaced(error: unknown): boolean {
+  const cause = error instanceof QuorumUnreachableError ? error.outcomes[0]?.error : undefined;
+  return isQuorumLockError(cause, ErrorCode.REPLICA_SYNC) && (cause as ReplicaSyncError).connectionChanged;
+}
+
 describe('a failover', () => {
   it('keeps a lock taken with syncReplicas: the promoted replica has the key, and another client is refused', async () => {
     const { group, link } = await startGroup();
@@ -48,13 +71,15 @@ describe('a failover', () => {
     // The holder goes on: its extend reaches the new master, whose new replica confirms it. Once its
     // client is there: a client still switching replaced its connection under the extend's WAIT in one
     // run, whose outcome is then unknown (REPLICA_SYNC with connectionChanged), as it should be.
-    await expect
-      .poll(async () => {
-        await holderClient.ping();
-        return holderClient.stream?.remotePort;
-      }, { timeout: 10_000, interval: 50 })
-      .toBe(group.master.port);
-    await lock.extend(60_000);
+    await expect.poll(() => masterPortOf(holderClient), { timeout: 10_000, interval: 50 }).toBe(group.master.port);
+    // Once more if the client replaced its connection under the WAIT even so: at load 16-20 a node-redis
+    // Sentinel client, already on the new master, rediscovered it again mid-extend (its WAIT answered after
+    // 3.6 s of a 1.5 s timeout, held back by the client meanwhile). The unknown outcome is what it should
+    // say; the holder then extends again. Any other failure, or the same one twice, fails the test.
+    await lock.extend(60_000).catch(async (error: unknown) => {
+      if (!connectionReplaced(error)) throw error;
+      await lock.extend(60_000);
+    });
     expect(lock.remainingMs()).toBeGreaterThan(50_000);
   });
 

@@ -46,6 +46,11 @@ function swap(client: unknown): unknown {
   return other;
 }
 
+/** The client a locker given `client` talks through: its node-redis counterpart, or itself on ioredis. */
+export function lockerClientOf(client: Redis | Cluster): unknown {
+  return swap(client);
+}
+
 function counterpart(client: Redis | Cluster, factories: Factories): library.RedisClient {
   const made = client.isCluster ? clusterOf(client as Cluster, factories) : standaloneOf(client as Redis, factories);
   made.on('error', () => undefined);
