@@ -47,23 +47,30 @@ export function libraryUrl(name = 'current'): string {
   return pathToFileURL(join(cacheDir(name), 'index.js')).href;
 }
 
-/** Builds `<checkout>/src/index.ts` (default: this checkout) and imports it. */
-export async function buildLibrary(checkout: string = ROOT, name = 'current'): Promise<Library> {
-  const outDir = cacheDir(name);
-  await mkdir(outDir, { recursive: true });
+/**
+ * Bundles `entry` as tsup builds the package (ESM for Node 20, the .lua files
+ * as text, the packages left external), without type declarations.
+ */
+export async function bundleSource(entry: Record<string, string>, outDir: string, options: { sourcemap: boolean; clean: boolean }): Promise<void> {
   await build({
     config: false,
-    entry: { index: join(resolve(checkout), 'src', 'index.ts') },
+    entry,
     outDir,
     format: 'esm',
     target: 'node20',
     platform: 'node',
     loader: { '.lua': 'text' },
     dts: false,
-    sourcemap: false,
-    clean: true,
     silent: true,
+    ...options,
   });
+}
+
+/** Builds `<checkout>/src/index.ts` (default: this checkout) and imports it. */
+export async function buildLibrary(checkout: string = ROOT, name = 'current'): Promise<Library> {
+  const outDir = cacheDir(name);
+  await mkdir(outDir, { recursive: true });
+  await bundleSource({ index: join(resolve(checkout), 'src', 'index.ts') }, outDir, { sourcemap: false, clean: true });
   // A fresh URL per build, so a second build in one process is not served from the module cache.
   const url = `${libraryUrl(name)}?t=${Date.now()}`;
   return (await import(url)) as Library;

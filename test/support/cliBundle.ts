@@ -8,7 +8,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'tsup';
+import { bundleSource } from '../../bench/library.js';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -25,18 +25,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const parent = join(ROOT, 'node_modules/.cache/quorumlock-test-cli');
   mkdirSync(parent, { recursive: true });
   const outDir = mkdtempSync(join(parent, 'run-'));
-  await build({
-    config: false,
-    entry: { cli: join(ROOT, 'src/cli/main.ts') },
-    outDir,
-    format: 'esm',
-    target: 'node20',
-    platform: 'node',
-    loader: { '.lua': 'text' },
-    dts: false,
-    sourcemap: true,
-    silent: true,
-  });
+  await bundleSource({ cli: join(ROOT, 'src/cli/main.ts') }, outDir, { sourcemap: true, clean: false });
   project.provide('quorumlockCli', join(outDir, 'cli.js'));
   return () => rmSync(outDir, { recursive: true, force: true });
 }
