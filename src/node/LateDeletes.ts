@@ -6,17 +6,18 @@
  * that node until the deletes have settled (run, or failed and never will).
  */
 export class LateDeletes {
-  readonly #byValue = new Map<string, Promise<unknown>>();
+  /** Deletes still out, by value. */
+  readonly #byValue = new Map<string, number>();
 
   /** A delete of `value`'s keys was given up on while it may still run. */
   track(value: string, deleting: Promise<unknown>): void {
-    const settled = deleting.then(ignore, ignore);
-    const earlier = this.#byValue.get(value);
-    const all = earlier ? Promise.all([earlier, settled]) : settled;
-    this.#byValue.set(value, all);
-    void all.then(() => {
-      if (this.#byValue.get(value) === all) this.#byValue.delete(value);
-    });
+    this.#byValue.set(value, (this.#byValue.get(value) ?? 0) + 1);
+    const settled = (): void => {
+      const left = (this.#byValue.get(value) ?? 1) - 1;
+      if (left === 0) this.#byValue.delete(value);
+      else this.#byValue.set(value, left);
+    };
+    deleting.then(settled, settled);
   }
 
   /** Whether any of `values` has a delete still out. */
@@ -29,5 +30,3 @@ export class LateDeletes {
     return this.#byValue.size;
   }
 }
-
-function ignore(): void {}
