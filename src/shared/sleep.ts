@@ -1,39 +1,32 @@
-import { performance } from 'node:perf_hooks';
-
 /**
  * Waits `ms` (with no timer when `ms` is not finite), or less when the signal
  * aborts or the caller ends it: `wake`, when given, is handed the function
  * that ends the wait, and undefined once the wait is over. It resolves either
  * way; the caller checks why. The timer is unref'd and the listener removed.
  *
- * A wait that ends on its own has lasted at least `ms`. Node measures a
- * timer from the event loop's cached time, read when the loop's turn began:
- * armed late in a long turn (a busy or descheduled process), a timer fires
- * that much early. A wait bounded by a deadline then ended before it, and a
- * waiter whose backoff was 0 polled Redis until the clock caught up.
+ * A wait that ends on its own has lasted more than `ms`: Node counts timers
+ * in the loop's whole milliseconds, so a timer armed at x.9 ms fires at
+ * x + ms, up to a millisecond early by the monotonic clock. A wait bounded
+ * by a deadline then ended before it, and a waiter whose backoff came out 0
+ * polled Redis until the clock caught up. The timer gets one more
+ * millisecond instead of re-reading the clock, which fake timers in users'
+ * tests would never move.
  */
 export function sleep(ms: number, signal?: AbortSignal, wake?: (end: (() => void) | undefined) => void): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const until = performance.now() + ms;
-    let timer: NodeJS.Timeout | undefined;
     const done = (): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
       wake?.(undefined);
       resolve();
     };
-    const fire = (): void => {
-      const left = until - performance.now();
-      if (left > 0) arm(left);
-      else done();
-    };
-    const arm = (delay: number): void => {
-      timer = setTimeout(fire, delay);
-      timer.unref();
-    };
-    if (Number.isFinite(ms)) arm(ms);
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms + TIMER_GRAIN_MS) : undefined;
+    timer?.unref();
     signal?.addEventListener('abort', done, { once: true });
     wake?.(done);
   });
 }
+
+/** How early, at most, Node fires a timer by the monotonic clock. */
+const TIMER_GRAIN_MS = 1;
