@@ -147,6 +147,13 @@ export class SentinelGroup {
         servers.push(new RedisServer({ replicaOf: link ?? master, extraArgs: SERVER_ARGS }));
       }
       await settleAll(servers.slice(1).map((server) => server.start()), 'SentinelGroup replicas');
+      // A sentinel learns of the replicas from the master's INFO, which it reads once at its start and
+      // then every 10 s: a replica not yet connected at that first read (five groups starting at once in
+      // one test process, their replication proxies slowed) kept the group unsettled for those 10 s.
+      await group.#until('the replicas to connect to the master', async () => {
+        const connected = (await group.#replication(master))?.connectedReplicas ?? 0;
+        return connected < settings.replicas ? `${connected} of ${settings.replicas} connected` : undefined;
+      });
       const monitor = {
         name: settings.name,
         host: master.host,
