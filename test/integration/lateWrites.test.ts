@@ -6,15 +6,12 @@
  * validity once the holder released or its lock ended.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { Redis } from 'ioredis';
 import { ErrorCode, isQuorumLockError, RedisLock, RedisReadWriteLock, RedisSemaphore } from '../../src/index.js';
 import type { Lock } from '../../src/index.js';
 import type { RedisServer } from '../support/RedisServer.js';
 import { SentinelGroup } from '../support/SentinelGroup.js';
-
-let group: SentinelGroup | undefined;
-let events: KeyEvents | undefined;
 
 interface AcquireReplay {
   readonly name: string;
@@ -60,12 +57,19 @@ async function keyEvents(server: RedisServer, key: string): Promise<KeyEvents> {
  */
 const replaying = { maxRetriesPerRequest: null };
 
-afterEach(async () => {
-  events?.close();
-  events = undefined;
-  await group?.stop();
-  group = undefined;
-});
+/** A Sentinel group of the test's own, stopped when the test finishes. */
+async function startGroup({ onTestFinished }: TestContext): Promise<SentinelGroup> {
+  // Sentinels' down-after above the harness's 300 ms: after +switch-master a sentinel's new
+  // link to the promoted master stayed disconnected 260-450 ms (SENTINEL MASTER said so while
+  // the server answered other clients in under 30 ms), so with 300 ms the sentinels often
+  // marked it o_down and failed over to the just-restarted old master and back. That one was
+  // left a second master until +convert-to-slave ~10 s later; the holder's client stayed on
+  // it, and the lock's end release deleted the key there, not on the master that kept the
+  // replayed extend (the synced case's timing hit this in most runs here, the unsynced one in none).
+  const group = await SentinelGroup.start({ replicas: 1, downAfterMs: 1500 });
+  onTestFinished(() => group.stop());
+  return group;
+}
 
 /**
  * How long after the later of the holder's validity end and the late write's
@@ -113,7 +117,7 @@ function watchKey(group: SentinelGroup, server: RedisServer, key: string, longer
   return watch;
 }
 
-describe('a write that timed out and runs after a failover', () => {
+describe.concurrent('a write that timed out and runs after a failover', () => {
   // The semaphore's lock ends through the same Lock handle, and its release is its lock's own
   // (finalRelease): sent again after its late writes, as the mutex's is.
   const extended: ExtendReplay[] = [
@@ -127,15 +131,9 @@ describe('a write that timed out and runs after a failover', () => {
     },
   ];
 
-  it.each(extended)('a $name extend replayed on the promoted replica does not keep the key past the lock\'s end (syncReplicas $sync)', async ({ sync, key, acquire }) => {
-    // Sentinels' down-after above the harness's 300 ms: after +switch-master a sentinel's new
-    // link to the promoted master stayed disconnected 260-450 ms (SENTINEL MASTER said so while
-    // the server answered other clients in under 30 ms), so with 300 ms the sentinels often
-    // marked it o_down and failed over to the just-restarted old master and back. That one was
-    // left a second master until +convert-to-slave ~10 s later; the holder's client stayed on
-    // it, and the lock's end release deleted the key there, not on the master that kept the
-    // replayed extend (the synced case's timing hit this in most runs here, the unsynced one in none).
-    group = await SentinelGroup.start({ replicas: 1, downAfterMs: 1500 });
+  it.for(extended)('a $name extend replayed on the promoted replica does not keep the key past the lock\'s end (syncReplicas $sync)', { timeout: 90_000 }, async ({ sync, key, acquire }, context) => {
+    const { expect } = context;
+    const group = await startGroup(context);
     const replica = group.servers[1] as RedisServer;
     const client = group.client(replaying);
     const options = { nodeTimeoutMs: 200, ...(sync ? { syncReplicas: { replicas: 1 } } : {}) };
@@ -148,6 +146,7 @@ describe('a write that timed out and runs after a failover', () => {
     const extend = await lock.extend(30_000).catch((e: unknown) => e);
     expect(isQuorumLockError(extend, ErrorCode.QUORUM_UNREACHABLE)).toBe(true);
     const watch = watchKey(group, replica, key, ttlMs);
+    context.onTestFinished(() => watch.stop());
     await group.failover('kill');
     expect(group.master).toBe(replica);
     // The holder never releases: its lock ends when its validity does.
@@ -166,17 +165,17 @@ describe('a write that timed out and runs after a failover', () => {
     // The release the lock's end sent (release() returns it), to explain a failure.
     const released = await (await lock.release()).settled;
     const servers = await Promise.all(
-      (group as SentinelGroup).servers.map(async (server) => ({
+      group.servers.map(async (server) => ({
         port: server.port,
-        role: ((await (group as SentinelGroup).command(server, 'ROLE').catch(() => ['?'])) as unknown[])[0],
-        pttl: await (group as SentinelGroup).command(server, 'PTTL', key).catch(() => '?'),
+        role: ((await group.command(server, 'ROLE').catch(() => ['?'])) as unknown[])[0],
+        pttl: await group.command(server, 'PTTL', key).catch(() => '?'),
       })),
     );
-    const sentinels = await Promise.all((group as SentinelGroup).sentinels.map((sentinel) => (group as SentinelGroup).sentinelMaster(sentinel)));
-    const times = { validUntil: lock.validUntil, firstLateAt: watch.firstLateAt, lastSeenAt: watch.lastSeenAt, now: performance.now(), released, servers, sentinels, failovers: (group as SentinelGroup).failovers, changes: watch.changes };
+    const sentinels = await Promise.all(group.sentinels.map((sentinel) => group.sentinelMaster(sentinel)));
+    const times = { validUntil: lock.validUntil, firstLateAt: watch.firstLateAt, lastSeenAt: watch.lastSeenAt, now: performance.now(), released, servers, sentinels, failovers: group.failovers, changes: watch.changes };
     expect(pttl, JSON.stringify(times)).toBeLessThan(0);
     expect((watch.lastSeenAt ?? 0) - Math.max(lock.validUntil, watch.firstLateAt ?? 0)).toBeLessThan(BOUND_MS);
-  }, 90_000);
+  });
 
   // A synced attempt's write goes on a connection of its own and its undo on the user's, so a
   // replayed write can land after the undo; the undo is sent again after it once the acquire has
@@ -202,9 +201,9 @@ describe('a write that timed out and runs after a failover', () => {
     },
   ];
 
-  it.each(primitives)('a $name acquire replayed on the promoted replica is undone after it (syncReplicas $sync)', async ({ sync, key, write, tryAcquire }) => {
-    // Down-after above the harness's 300 ms: see the extend test.
-    group = await SentinelGroup.start({ replicas: 1, downAfterMs: 1500 });
+  it.for(primitives)('a $name acquire replayed on the promoted replica is undone after it (syncReplicas $sync)', { timeout: 90_000 }, async ({ sync, key, write, tryAcquire }, context) => {
+    const { expect } = context;
+    const group = await startGroup(context);
     const replica = group.servers[1] as RedisServer;
     const client = group.client(replaying);
     const options = { nodeTimeoutMs: 200, ...(sync ? { syncReplicas: { replicas: 1 } } : {}) };
@@ -213,19 +212,19 @@ describe('a write that timed out and runs after a failover', () => {
     expect(warm).not.toBeNull();
     await warm?.release();
     await group.waitForReplication();
-    events = await keyEvents(replica, key);
+    const events = await keyEvents(replica, key);
+    context.onTestFinished(() => events.close());
     await group.master.pause();
     const attempt = await tryAcquire(client, options).catch((e: unknown) => e);
     expect(isQuorumLockError(attempt, ErrorCode.QUORUM_UNREACHABLE)).toBe(true);
     const endedAt = performance.now();
     await group.failover('kill');
     // The write of 60 s landed there, after the attempt had ended.
-    const written = events;
-    await expect.poll(() => written.seen.find(([, event]) => event === write), { timeout: 15_000, interval: 50 }).toBeDefined();
-    const [landedAt] = written.seen.find(([, event]) => event === write) as [number, string];
+    await expect.poll(() => events.seen.find(([, event]) => event === write), { timeout: 15_000, interval: 50 }).toBeDefined();
+    const [landedAt] = events.seen.find(([, event]) => event === write) as [number, string];
     expect(landedAt).toBeGreaterThan(endedAt);
     // The undo followed it: the key is gone within the bound (without it, for 60 s).
-    await expect.poll(() => group?.command(replica, 'EXISTS', key), { timeout: BOUND_MS, interval: 20 }).toBe(0);
-    expect(performance.now() - landedAt, JSON.stringify(written.seen)).toBeLessThan(BOUND_MS + 500);
-  }, 90_000);
+    await expect.poll(() => group.command(replica, 'EXISTS', key), { timeout: BOUND_MS, interval: 20 }).toBe(0);
+    expect(performance.now() - landedAt, JSON.stringify(events.seen)).toBeLessThan(BOUND_MS + 500);
+  });
 });
