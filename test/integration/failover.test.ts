@@ -2,9 +2,8 @@
  * Locks on Sentinel-managed Redis, against real master, replica and sentinel
  * processes: what a failover does to a lock with and without replica sync.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { ErrorCode, isQuorumLockError, QuorumUnreachableError, RedisLock, ReplicaSyncError } from '../../src/index.js';
 import { lockerClientOf } from '../support/clientSwap.js';
 import { type FailoverKind, SentinelGroup } from '../support/SentinelGroup.js';
@@ -14,16 +13,10 @@ import { TcpProxy } from '../support/TcpProxy.js';
 const TEST_CLIENT = process.env['QUORUMLOCK_TEST_CLIENT'] ?? 'ioredis';
 const ON_NODE_REDIS = TEST_CLIENT.startsWith('node-redis');
 
-let group: SentinelGroup | undefined;
-
-afterEach(async () => {
-  await group?.stop();
-  group = undefined;
-});
-
-/** A master and one replica that replicates through a proxy the test controls. */
-async function startGroup(): Promise<{ group: SentinelGroup; link: NonNullable<ReturnType<SentinelGroup['replicationLink']>> }> {
-  group = await SentinelGroup.start({ replicas: 1, proxiedReplication: true });
+/** A master and one replica that replicates through a proxy the test controls; the test's own, stopped when it finishes. */
+async function startGroup({ onTestFinished }: TestContext): Promise<{ group: SentinelGroup; link: NonNullable<ReturnType<SentinelGroup['replicationLink']>> }> {
+  const group = await SentinelGroup.start({ replicas: 1, proxiedReplication: true });
+  onTestFinished(() => group.stop());
   const link = group.replicationLink(1);
   if (link === undefined) throw new Error('the replica has no replication proxy');
   return { group, link };
@@ -54,9 +47,16 @@ function connectionReplaced(error: unknown): boolean {
   return isQuorumLockError(cause, ErrorCode.REPLICA_SYNC) && (cause as ReplicaSyncError).connectionChanged;
 }
 
-describe('a failover', () => {
-  it('keeps a lock taken with syncReplicas: the promoted replica has the key, and another client is refused', async () => {
-    const { group, link } = await startGroup();
+/** Clients of the master blocked in a command (a WAIT, here). */
+async function blockedClients(group: SentinelGroup): Promise<number> {
+  const info = (await group.command(group.master, 'INFO', 'clients')) as string;
+  return Number(/^blocked_clients:(\d+)/m.exec(info)?.[1]);
+}
+
+describe.concurrent('a failover', () => {
+  it('keeps a lock taken with syncReplicas: the promoted replica has the key, and another client is refused', async (context) => {
+    const { expect } = context;
+    const { group, link } = await startGroup(context);
     // Replication lags; without the WAIT the acquire would return before the replica has the key.
     link.latencyMs = 100;
     const holderClient = group.client();
@@ -83,8 +83,9 @@ describe('a failover', () => {
     expect(lock.remainingMs()).toBeGreaterThan(50_000);
   });
 
-  it('loses a lock taken without sync while replication was stalled: another client takes it after the failover', async () => {
-    const { group, link } = await startGroup();
+  it('loses a lock taken without sync while replication was stalled: another client takes it after the failover', async (context) => {
+    const { expect } = context;
+    const { group, link } = await startGroup(context);
     link.blackhole();
     const lock = await new RedisLock(group.client(), { nodeTimeoutMs: 2000 }).acquire('orders:2', 60_000);
     expect(lock.remainingMs()).toBeGreaterThan(50_000);
@@ -97,9 +98,10 @@ describe('a failover', () => {
   });
 });
 
-describe('syncReplicas against a real replica', () => {
-  it('fails the node whose replica does not acknowledge in time, names the cause, and undoes the write', async () => {
-    const { group, link } = await startGroup();
+describe.concurrent('syncReplicas against a real replica', () => {
+  it('fails the node whose replica does not acknowledge in time, names the cause, and undoes the write', async (context) => {
+    const { expect } = context;
+    const { group, link } = await startGroup(context);
     link.blackhole();
     const locker = new RedisLock(group.client(), { nodeTimeoutMs: 500, syncReplicas: { replicas: 1, timeoutMs: 100 } });
     const error = await locker.tryAcquire('orders:3', 10_000).catch((e: unknown) => e);
@@ -119,8 +121,9 @@ describe('syncReplicas against a real replica', () => {
     expect(await group.command(group.master, 'GET', 'orders:3')).toBeNull();
   });
 
-  it('does not count a WAIT that the client resent on a new connection, where it waits for nothing of ours', async () => {
-    const { group, link } = await startGroup();
+  it('does not count a WAIT that the client resent on a new connection, where it waits for nothing of ours', async (context) => {
+    const { expect } = context;
+    const { group, link } = await startGroup(context);
     const proxy = await TcpProxy.start(group.master);
     const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
     client.on('error', () => undefined);
@@ -130,8 +133,10 @@ describe('syncReplicas against a real replica', () => {
       link.blackhole();
       const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
       const attempt = locker.tryAcquire('orders:4', 10_000).catch((e: unknown) => e);
-      await sleep(150);
-      // The SET has answered; ioredis resends the pending WAIT on its next connection.
+      // Once the WAIT blocks on the master, the SET before it has answered (a fixed 150 ms was a guess
+      // that an event-loop stall, or the cases running beside this one, could beat); ioredis resends
+      // the pending WAIT on its next connection.
+      await expect.poll(() => blockedClients(group), { timeout: 1000, interval: 10 }).toBe(1);
       proxy.cutOff();
       proxy.heal();
       const error = await attempt;
@@ -146,8 +151,9 @@ describe('syncReplicas against a real replica', () => {
     }
   });
 
-  it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async () => {
-    const { group } = await startGroup();
+  it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async (context) => {
+    const { expect } = context;
+    const { group } = await startGroup(context);
     const locker = new RedisLock(group.client(), synced);
     await locker.tryAcquire(['a', 'b'], 10_000).then((lock) => lock?.release());
     await group.command(group.master, 'SCRIPT', 'FLUSH');
@@ -159,9 +165,10 @@ describe('syncReplicas against a real replica', () => {
   });
 });
 
-describe('an ioredis Sentinel client', () => {
-  it.each<FailoverKind>(['kill', 'pause'])('finds the new master after a failover (%s), and the next acquire works there', async (kind) => {
-    const { group } = await startGroup();
+describe.concurrent('an ioredis Sentinel client', () => {
+  it.for<FailoverKind>(['kill', 'pause'])('finds the new master after a failover (%s), and the next acquire works there', { timeout: 60_000 }, async (kind, context) => {
+    const { expect } = context;
+    const { group } = await startGroup(context);
     const locker = new RedisLock(group.client(), { nodeTimeoutMs: 200 });
     const before = await locker.acquire('jobs:1', 10_000);
     await before.release();
@@ -175,5 +182,5 @@ describe('an ioredis Sentinel client', () => {
     // server, which the harness then reports as the master. The client must follow either way.
     expect(await group.command(group.master, 'GET', 'jobs:1')).toBe(lock.value);
     await lock.release();
-  }, 60_000);
+  });
 });
