@@ -147,6 +147,13 @@ export class SentinelGroup {
         servers.push(new RedisServer({ replicaOf: link ?? master, extraArgs: SERVER_ARGS }));
       }
       await settleAll(servers.slice(1).map((server) => server.start()), 'SentinelGroup replicas');
+      // A sentinel learns of replicas from the master's INFO, asked at once and then every 10 s:
+      // a replica that had not attached by the first one kept the group unsettled ~10 s (seen in
+      // most of five groups started at once on a loaded machine).
+      await group.#until('the replicas to attach', async () => {
+        const attached = (await group.#replication(master))?.connectedReplicas ?? 0;
+        return attached < settings.replicas ? `the master has ${attached} of ${settings.replicas} replicas` : undefined;
+      });
       const monitor = {
         name: settings.name,
         host: master.host,
