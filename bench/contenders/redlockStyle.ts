@@ -2,8 +2,14 @@
  * node-redlock and its fork share one API: `new Redlock(clients, settings)`,
  * `acquire([key], ttl)` that retries `retryCount` times `retryDelay ± retryJitter`
  * apart and then throws ExecutionError, and `lock.release()`. Neither takes an
- * AbortSignal, so an acquire in flight when a round ends runs to its end.
+ * AbortSignal: an acquire in flight when a round ends would retry on for up to
+ * its whole window (10 s at the best settings), through the next rounds and
+ * past the quick run's time limit. So the window goes out in slices of about a
+ * second (the library's per-call `retryCount`), with the library's own delay
+ * between slices; a slice that gives up after the round's signal ends the
+ * acquire. Same attempts, same spacing, same give-up point as one call.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { BenchLocker, Contender, HeldLock } from './types.js';
 
@@ -13,12 +19,17 @@ export interface RedlockStyleSettings {
   readonly retryJitter?: number;
 }
 
+/** The library's defaults (node-redlock 5 and its fork). */
+const DEFAULT_SETTINGS: Required<RedlockStyleSettings> = { retryCount: 10, retryDelay: 200, retryJitter: 100 };
+/** How long one slice of the retry window lasts, about. */
+const SLICE_MS = 1_000;
+
 interface RedlockStyleLock {
   release(): Promise<unknown>;
 }
 
 export interface RedlockStyleInstance {
-  acquire(resources: string[], duration: number): Promise<RedlockStyleLock>;
+  acquire(resources: string[], duration: number, settings?: Partial<RedlockStyleSettings>): Promise<RedlockStyleLock>;
   on(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
@@ -30,20 +41,29 @@ export function redlockStyleLocker(
   make: (clients: Redis[]) => RedlockStyleInstance,
   clients: readonly Redis[],
   isGiveUp: (error: unknown) => boolean,
+  settings: RedlockStyleSettings = {},
 ): BenchLocker {
   const redlock = make([...clients]);
   // Both emit 'error' for every vote against (contention included); without
   // a listener EventEmitter would throw. Their READMEs say to add one.
   redlock.on('error', () => undefined);
+  const { retryCount, retryDelay, retryJitter } = { ...DEFAULT_SETTINGS, ...settings };
+  const sliceAttempts = Math.max(1, Math.ceil(SLICE_MS / Math.max(1, retryDelay)));
   return {
-    async acquire(key, ttlMs) {
-      try {
-        const lock = await redlock.acquire([key], ttlMs);
-        const held: HeldLock = { release: () => lock.release() };
-        return held;
-      } catch (error) {
-        if (isGiveUp(error)) return null;
-        throw error;
+    async acquire(key, ttlMs, signal) {
+      let attemptsLeft = retryCount + 1;
+      for (;;) {
+        const attempts = Math.min(sliceAttempts, attemptsLeft);
+        try {
+          const lock = await redlock.acquire([key], ttlMs, { retryCount: attempts - 1 });
+          const held: HeldLock = { release: () => lock.release() };
+          return held;
+        } catch (error) {
+          if (!isGiveUp(error)) throw error;
+        }
+        attemptsLeft -= attempts;
+        if (attemptsLeft <= 0 || signal.aborted) return null;
+        await sleep(Math.max(0, retryDelay + Math.floor((Math.random() * 2 - 1) * retryJitter)));
       }
     },
   };
@@ -75,7 +95,7 @@ export function redlockStyleContenders(
     settings: described,
     differsIn: variant === 'best' ? ['contended'] : undefined,
     className: () => 'Redlock',
-    create: (clients) => redlockStyleLocker((list) => make(list, settings), clients, isGiveUp),
+    create: (clients) => redlockStyleLocker((list) => make(list, settings), clients, isGiveUp, settings),
   });
   const best = REDLOCK_STYLE_BEST;
   return {
