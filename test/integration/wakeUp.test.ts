@@ -111,6 +111,9 @@ describe('wake-up on release', () => {
     // Second in line: a waiter that can take the lock.
     const next = new RedisLock(client, { ...patient, retry: NO_POLLING }).acquire('contended', 10_000, { acquireTimeoutMs: 10_000 });
     await inLine(2);
+    // Its subscription confirmed (a waiter attempts from the line once it was, or once the node
+    // timeout passed without it): a release announced before it lands is lost, and nothing polls.
+    await listening([client], 'contended');
     const counter = countAttempts();
     try {
       await holder.release();
@@ -238,6 +241,10 @@ describe('wake-up on release', () => {
     // attempts in all.) A fresh 200 ms after its time in line would make
     // about a hundred.
     expect(counter.attempts()).toBeLessThanOrEqual(3);
+    // The head never polls: only the release's announcement gets it the lock. Its subscription
+    // may still be on its way (confirmation waits only up to the node timeout; a loaded run once
+    // hung here for the test's 20 s), and a release published before it lands is never heard.
+    await listening([clients[0]!], 'bounded');
     await holder.release();
     await (await head).release();
   }, 20_000);
@@ -278,6 +285,7 @@ describe('wake-up on release', () => {
       await client.set('remote', 'holder-of-another-process', 'PX', 60_000);
       const waiting = new RedisLock(client, { ...patient, retry: NO_POLLING, acquireTimeoutMs: 600_000 }).acquire('remote', 10_000);
       await expect.poll(() => client.get('remote'), { timeout: 10_000, interval: 10 }).toBe(`holder-of-another-process${WAITER_MARK}`);
+      await listening([client], 'remote');
       expect(await new RedisNodeBackend(client).release(['remote'], 'holder-of-another-process')).toBe(1);
       // Only the announcement can wake the waiter before the test times out.
       const lock = await waiting;
