@@ -25,7 +25,10 @@ describe.each(LOCKER_KINDS)('await using, $name', (kind) => {
     {
       await using lock = await locker.acquire('dispose:ends', 10_000);
       value = lock.value;
-      expect(await clients[0]!.get('dispose:ends')).toBe(value);
+      // A quorum holds it; the one node that may not is one whose reply missed the default 50 ms
+      // node timeout (a loaded run once: node 0), its late write undone.
+      const holding = (await Promise.all(clients.slice(0, kind.nodeCount).map((client) => client.get('dispose:ends')))).filter((v) => v === value);
+      expect(holding.length).toBeGreaterThanOrEqual(Math.floor(kind.nodeCount / 2) + 1);
     }
     // The release resolves once a quorum answered; the last node's delete may still be on its way.
     const left = () => Promise.all(clients.slice(0, kind.nodeCount).map((client) => client.get('dispose:ends')));
