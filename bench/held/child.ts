@@ -5,6 +5,9 @@
  * them all, prints one JSON line (HeldSample) and exits by itself.
  * Run by bench/held/run.ts with --expose-gc.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openAdminClient, openClients } from '../clients.js';
 import type { Library } from '../library.js';
@@ -52,6 +55,7 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     const heapStart = heapAfterGc();
     const serverBefore = await Promise.all(admins.map((admin) => snapshot([admin])));
     const requestsBefore = group.requests();
+    const profiler = config.profileDir === undefined ? undefined : await startProfiler();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     delay.enable();
@@ -59,6 +63,7 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     delay.disable();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    if (profiler && config.profileDir !== undefined) await profiler.stopInto(config.profileDir, `${config.library}-${config.urls.length}n-${config.count}.cpuprofile`);
     const requests = group.requests() - requestsBefore;
     const serverAfter = await Promise.all(admins.map((admin) => snapshot([admin])));
     const heapEnd = heapAfterGc();
@@ -95,6 +100,24 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     group.close();
     for (const admin of admins) admin.disconnect();
   }
+}
+
+/** The inspector's sampling profiler, started now: what `node --cpu-prof` records, for the measured window only. */
+async function startProfiler(): Promise<{ stopInto(dir: string, name: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  // 0.1 ms, not the default 1 ms: a held child is idle most of the time, and its busy samples are few.
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return {
+    async stopInto(dir, name) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, name), JSON.stringify(profile));
+    },
+  };
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as HeldConfig;

@@ -10,6 +10,8 @@ export interface HeldConfig {
   readonly settleMs: number;
   readonly durationMs: number;
   readonly keyPrefix: string;
+  /** With `--profile DIR`: a V8 CPU profile of the measured window alone (not the acquires) goes there. */
+  readonly profileDir?: string;
 }
 
 export interface HeldSample {

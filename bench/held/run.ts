@@ -31,6 +31,8 @@ const USAGE = `npm run bench:held -- [options]
   --library NAME      only this library (repeatable): ${HELD_LIBRARIES.join(', ')}
   --ttl MS            every lock's TTL (default 10000)
   --out DIR           where the JSON and the chart go (default bench/results)
+  --profile DIR       write each child's CPU profile of its measured window there
+                      (open in Chrome DevTools or summarize with bench/held/profileSummary.ts)
 `;
 
 /** A child that has not reported this long after its measurement should have ended is killed. */
@@ -47,6 +49,7 @@ async function main(): Promise<number> {
       library: { type: 'string', multiple: true },
       ttl: { type: 'string' },
       out: { type: 'string' },
+      profile: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -86,6 +89,7 @@ async function main(): Promise<number> {
               settleMs: 1000,
               durationMs,
               keyPrefix: `${runId}:${library}:${nodes}:${count}`,
+              ...(values.profile === undefined ? {} : { profileDir: resolve(values.profile) }),
             };
             process.stderr.write(`[${samples.length + 1}/${total}] ${library} · ${nodes} node(s) · ${count} locks · ${durationMs / 1000} s ... `);
             const sample = await runChild(script, config, durationMs + CHILD_SLACK_MS);
