@@ -46,26 +46,68 @@ function chunksOf(entries: readonly RenewalEntry[]): readonly Chunk[] {
   if (chunks) return chunks;
   const built: Chunk[] = [];
   for (let start = 0; start < entries.length || start === 0; start += RENEWALS_PER_CALL) {
-    const keys: string[] = [];
-    const args: (string | number)[] = [];
     const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
-    for (let i = start; i < end; i++) {
-      const { keys: resources, value, ttlMs } = entries[i] as RenewalEntry;
-      for (const key of resources) keys.push(key);
-      args.push(value, ttlMs, resources.length);
-    }
-    built.push({ keys, args, count: end - start });
+    built.push(sameLayout(entries, start, end) ?? eachLayout(entries, start, end));
   }
   chunks = built;
   chunksByBatch.set(entries, chunks);
   return chunks;
 }
 
-function runChunk(client: ScriptClient, chunk: Chunk): Promise<boolean[]> {
-  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readResults(reply, chunk.count));
+/**
+ * The usual chunk (one key per lock, one TTL, ASCII values of one length) as four
+ * arguments and its keys: the client encodes a lock's value as part of one
+ * string instead of three arguments of its own per lock and per node, which
+ * were most of a renewal's CPU (ioredis turns every number into a string
+ * and frames every argument, once per node). Undefined for any other chunk.
+ */
+function sameLayout(entries: readonly RenewalEntry[], start: number, end: number): Chunk | undefined {
+  const first = entries[start];
+  if (first === undefined) return undefined;
+  const { ttlMs } = first;
+  const width = first.value.length;
+  const keys: string[] = [];
+  const values: string[] = [];
+  for (let i = start; i < end; i++) {
+    const { keys: resources, value, ttlMs: ttl } = entries[i] as RenewalEntry;
+    if (resources.length !== 1 || ttl !== ttlMs || value.length !== width) return undefined;
+    keys.push(resources[0] as string);
+    values.push(value);
+  }
+  const joined = values.join('');
+  // Lua cuts the values by bytes: a value outside ASCII is longer there than here.
+  if (Buffer.byteLength(joined) !== joined.length) return undefined;
+  return { keys, args: ['same', String(ttlMs), String(width), joined], count: end - start };
 }
 
-function readResults(reply: unknown, count: number): boolean[] {
-  if (!Array.isArray(reply) || reply.length !== count) throw new Error(`extendMany answered ${String(reply)} for ${count} locks`);
-  return reply.map((held) => held === 1);
+/** Any chunk: value, TTL and key count per lock. */
+function eachLayout(entries: readonly RenewalEntry[], start: number, end: number): Chunk {
+  const keys: string[] = [];
+  const args: (string | number)[] = ['each'];
+  for (let i = start; i < end; i++) {
+    const { keys: resources, value, ttlMs } = entries[i] as RenewalEntry;
+    for (const key of resources) keys.push(key);
+    args.push(value, ttlMs, resources.length);
+  }
+  return { keys, args, count: end - start };
 }
+
+function runChunk(client: ScriptClient, chunk: Chunk): Promise<boolean[]> {
+  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count));
+}
+
+/** extendMany's reply, one character per lock ('1': extended), as true or false per lock; throws on anything else. */
+export function readRenewals(reply: unknown, count: number): boolean[] {
+  const text = Buffer.isBuffer(reply) ? reply.toString('latin1') : reply;
+  if (typeof text !== 'string' || text.length !== count) throw new Error(`extendMany answered ${String(reply)} for ${count} locks`);
+  const held = new Array<boolean>(count);
+  for (let i = 0; i < count; i++) {
+    const char = text.charCodeAt(i);
+    if (char !== ONE && char !== ZERO) throw new Error(`extendMany answered ${text} for ${count} locks`);
+    held[i] = char === ONE;
+  }
+  return held;
+}
+
+const ONE = 0x31;
+const ZERO = 0x30;
