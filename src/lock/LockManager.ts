@@ -29,7 +29,7 @@ import { holdWhile } from './reentry/holdWhile.js';
 import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
 import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
-import { type Renewal, RenewalBatch } from './RenewalBatch.js';
+import { type Renewal, type RenewalAnswer, RenewalBatch } from './RenewalBatch.js';
 import { assertFunction, assertLockValue, assertTtl, normalizeResources, type Resources } from './validate.js';
 import type { Inspection } from './inspection.js';
 
@@ -58,7 +58,7 @@ export abstract class LockManager implements Locker {
       owner: this,
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
-      renew: (keys, value, ttlMs, remainingMs) => this.#observedRenew(keys, value, ttlMs, remainingMs),
+      renew: (keys, value, ttlMs, remainingMs, answer) => this.#observedRenew(keys, value, ttlMs, remainingMs, answer),
       release: (keys, value, contended) => this.#observedRelease(keys, value, contended),
       passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
@@ -289,9 +289,13 @@ export abstract class LockManager implements Locker {
     );
   }
 
-  #observedRenew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant> {
-    if (!channels.extend.hasSubscribers) return this.#renewals.add(keys, value, ttlMs, remainingMs);
-    return observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () => this.#renewals.add(keys, value, ttlMs, remainingMs));
+  #observedRenew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number, answer: RenewalAnswer): void {
+    if (!channels.extend.hasSubscribers) {
+      this.#renewals.add(keys, value, ttlMs, remainingMs, answer);
+      return;
+    }
+    const renewed = new Promise<Grant>((resolve, reject) => this.#renewals.add(keys, value, ttlMs, remainingMs, { resolve, reject }));
+    observeGrant('extend', this.settings.clock, { resources: keys, ttlMs }, () => renewed).then(answer.resolve, answer.reject);
   }
 
   // Not async: an async function that returns a promise costs its caller two

@@ -1,5 +1,6 @@
 import type { Grant, ReleaseResult } from '../shared/grant.js';
 import type { Lock } from './Lock.js';
+import type { RenewalAnswer } from './RenewalBatch.js';
 
 /** The node operations a Lock handle needs from the locker that made it. */
 export interface LockOperations {
@@ -15,9 +16,10 @@ export interface LockOperations {
   extend(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
   /**
    * An extend like the above, sent with the other renewals asked for in the
-   * same tick: one request per node for all of them (see RenewalBatch).
+   * same tick: one request per node for all of them (see RenewalBatch),
+   * and answered through `answer`.
    */
-  renew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Grant>;
+  renew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number, answer: RenewalAnswer): void;
   /** `contended`: see Grant.contended (absent: true, the safe side). */
   release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
   /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */

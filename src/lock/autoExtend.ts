@@ -1,5 +1,5 @@
 import { ErrorCode, isQuorumLockError, LockExpiredError } from '../shared/errors.js';
-import type { Lock } from './Lock.js';
+import type { Lock, RenewalDone } from './Lock.js';
 import { type SharedTimer, TimedTask } from './SharedTimer.js';
 
 export interface AutoExtension {
@@ -30,37 +30,38 @@ const EARLY_FRACTION = 0.25;
 export function startAutoExtension(lock: Lock, extendAtFraction: number, timer: SharedTimer): AutoExtension {
   let stopped = false;
 
-  const run = (): void => {
-    if (stopped || lock.ended) return;
-    lock.renew(lock.ttlMs).then(
-      () => {
-        if (stopped) return;
-        const waitMs = lock.remainingMs() * extendAtFraction;
-        timer.scheduleIn(task, waitMs, waitMs * EARLY_FRACTION);
-      },
-      (error: unknown) => {
-        if (stopped || lock.ended) return;
-        if (isQuorumLockError(error) && (error.code === ErrorCode.LOCK_LOST || error.code === ErrorCode.LOCK_EXPIRED)) {
-          return;
-        }
-        const remaining = lock.remainingMs();
-        if (remaining <= 0) {
-          lock.markLost(new LockExpiredError(lock.resources));
-          return;
-        }
-        // Each retry takes a quarter of what is left, so several fit before
-        // expiry, but at least a millisecond: no burst of requests at the end.
-        timer.scheduleIn(task, Math.max(1, remaining / 4));
-      },
-    );
+  const scheduleRenewal = (): void => {
+    const waitMs = lock.remainingMs() * extendAtFraction;
+    timer.scheduleIn(task, waitMs, waitMs * EARLY_FRACTION);
   };
-  const task = new TimedTask(run);
+  // One answer for every renewal of this lock: nothing is allocated per renewal here.
+  const answer: RenewalDone = {
+    renewed(): void {
+      if (!stopped) scheduleRenewal();
+    },
+    failed(error: unknown): void {
+      if (stopped || lock.ended) return;
+      if (isQuorumLockError(error) && (error.code === ErrorCode.LOCK_LOST || error.code === ErrorCode.LOCK_EXPIRED)) {
+        return;
+      }
+      const remaining = lock.remainingMs();
+      if (remaining <= 0) {
+        lock.markLost(new LockExpiredError(lock.resources));
+        return;
+      }
+      // Each retry takes a quarter of what is left, so several fit before
+      // expiry, but at least a millisecond: no burst of requests at the end.
+      timer.scheduleIn(task, Math.max(1, remaining / 4));
+    },
+  };
+  const task = new TimedTask(() => {
+    if (!stopped && !lock.ended) lock.renewThen(lock.ttlMs, answer);
+  });
 
   // Reading the signal here puts the lock's expiry on the timer, so the
   // routine learns of an expiry even if every extension fails.
   void lock.signal;
-  const waitMs = lock.remainingMs() * extendAtFraction;
-  timer.scheduleIn(task, waitMs, waitMs * EARLY_FRACTION);
+  scheduleRenewal();
 
   return {
     stop(): void {

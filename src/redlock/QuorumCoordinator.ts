@@ -280,7 +280,7 @@ export class QuorumCoordinator extends LockManager {
     if (this.#requests) {
       // Another primitive's keys (semaphore slots, read-write sides) are extended by its own
       // script: extendMany knows only the mutex's. Its holders share the one timer, not the batches.
-      for (const r of renewals) this.extendOnNodes(r.keys, r.value, r.ttlMs, r.remainingMs).then(r.resolve, r.reject);
+      for (const r of renewals) this.extendOnNodes(r.keys, r.value, r.ttlMs, r.remainingMs).then(r.answer.resolve, r.answer.reject);
       return;
     }
     const timeoutMs = this.settings.nodeTimeoutMs;
@@ -304,14 +304,17 @@ export class QuorumCoordinator extends LockManager {
       const renewal = batch[index] as Renewal;
       const { keys, ttlMs } = renewal;
       if (!granted) {
-        renewal.reject(this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
+        renewal.answer.reject(this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
         return;
       }
+      let grant: Grant;
       try {
-        renewal.resolve(this.#extendedGrant(keys, ttlMs, startedAt, outcomes));
+        grant = this.#extendedGrant(keys, ttlMs, startedAt, outcomes);
       } catch (error) {
-        renewal.reject(error);
+        renewal.answer.reject(error);
+        return;
       }
+      renewal.answer.resolve(grant);
     });
     const request = this.#synced(extendManyRequest(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
     for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));

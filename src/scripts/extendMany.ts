@@ -25,8 +25,10 @@ export const RENEWALS_PER_CALL = 100;
  */
 export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
   const chunks = chunksOf(entries);
-  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk);
-  return Promise.all(chunks.map((chunk) => runChunk(client, chunk))).then((replies) => replies.flat());
+  const held = new Array<boolean>(entries.length);
+  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk, held, 0);
+  // Each chunk's answers go straight to their place: no array per chunk to flatten.
+  return Promise.all(chunks.map((chunk, i) => runChunk(client, chunk, held, i * RENEWALS_PER_CALL))).then(() => held);
 }
 
 interface Chunk {
@@ -92,19 +94,21 @@ function eachLayout(entries: readonly RenewalEntry[], start: number, end: number
   return { keys, args, count: end - start };
 }
 
-function runChunk(client: ScriptClient, chunk: Chunk): Promise<boolean[]> {
-  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count));
+function runChunk(client: ScriptClient, chunk: Chunk, held: boolean[], offset: number): Promise<boolean[]> {
+  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, offset));
 }
 
-/** extendMany's reply, one character per lock ('1': extended), as true or false per lock; throws on anything else. */
-export function readRenewals(reply: unknown, count: number): boolean[] {
+/**
+ * extendMany's reply, one character per lock ('1': extended), as true or
+ * false per lock, written into `held` from `offset` on; throws on anything else.
+ */
+export function readRenewals(reply: unknown, count: number, held: boolean[] = new Array<boolean>(count), offset = 0): boolean[] {
   const text = Buffer.isBuffer(reply) ? reply.toString('latin1') : reply;
   if (typeof text !== 'string' || text.length !== count) throw new Error(`extendMany answered ${String(reply)} for ${count} locks`);
-  const held = new Array<boolean>(count);
   for (let i = 0; i < count; i++) {
     const char = text.charCodeAt(i);
     if (char !== ONE && char !== ZERO) throw new Error(`extendMany answered ${text} for ${count} locks`);
-    held[i] = char === ONE;
+    held[offset + i] = char === ONE;
   }
   return held;
 }

@@ -130,8 +130,8 @@ export class ObservedRedlock extends Redlock {
         resolve = res;
         reject = rej;
       });
-      void this.#observe('extend', renewal.keys, renewal.value, renewal.ttlMs, () => answered).then(renewal.resolve, renewal.reject);
-      return { keys: renewal.keys, value: renewal.value, ttlMs: renewal.ttlMs, remainingMs: renewal.remainingMs, resolve, reject };
+      void this.#observe('extend', renewal.keys, renewal.value, renewal.ttlMs, () => answered).then(renewal.answer.resolve, renewal.answer.reject);
+      return { keys: renewal.keys, value: renewal.value, ttlMs: renewal.ttlMs, remainingMs: renewal.remainingMs, answer: { resolve, reject } };
     });
     super.renewOnNodes(observed);
   }
