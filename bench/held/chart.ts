@@ -5,7 +5,12 @@
  */
 import type { HeldSample } from './protocol.js';
 
-const COLORS: Record<string, string> = { quorumlock: '#1f5fbf', 'node-redlock': '#e07b20', 'redis-semaphore': '#2f9e55' };
+const COLORS: Record<string, string> = {
+  quorumlock: '#1f5fbf',
+  'quorumlock-candidate': '#8a5fbf',
+  'node-redlock': '#e07b20',
+  'redis-semaphore': '#2f9e55',
+};
 const WIDTH = 1000;
 const HEIGHT = 420;
 const PANEL = { top: 80, height: 280, width: 420 };

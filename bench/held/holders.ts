@@ -12,7 +12,9 @@ import { Mutex, RedlockMutex } from 'redis-semaphore';
 import type { Library } from '../library.js';
 
 export const HELD_LIBRARIES = ['quorumlock', 'node-redlock', 'redis-semaphore'] as const;
-export type HeldLibrary = (typeof HELD_LIBRARIES)[number];
+/** quorumlock built from another checkout (bench:held --candidate DIR), held the same way. */
+export const CANDIDATE = 'quorumlock-candidate';
+export type HeldLibrary = (typeof HELD_LIBRARIES)[number] | typeof CANDIDATE;
 
 export interface Hold {
   /** Resolves once the lock is held; rejects if it could not be taken. */
@@ -23,12 +25,13 @@ export interface Hold {
 
 export type Holder = (key: string, ttlMs: number, stop: Promise<void>, lost: () => void) => Hold;
 
-/** `lib`: quorumlock's build, for the quorumlock holder. */
+/** `lib`: quorumlock's build (this checkout's, or the candidate's), for the quorumlock holders. */
 export function makeHolder(library: HeldLibrary, clients: readonly Redis[], lib: Library): Holder {
   const list = [...clients];
   const single = list.length === 1 ? list[0] : undefined;
   switch (library) {
-    case 'quorumlock': {
+    case 'quorumlock':
+    case CANDIDATE: {
       const locker = single ? new lib.RedisLock(single) : new lib.Redlock(list);
       return (key, ttlMs, stop, lost) =>
         hold((onHeld) =>

@@ -18,7 +18,7 @@ import { buildLibrary, libraryUrl, removeBuilds, removeStaleBuilds, ROOT } from 
 import { openNodes } from '../nodes.js';
 import { buildBenchScript } from '../procs/build.js';
 import { renderHeldChart } from './chart.js';
-import { HELD_LIBRARIES } from './holders.js';
+import { CANDIDATE, HELD_LIBRARIES } from './holders.js';
 import type { HeldConfig, HeldSample } from './protocol.js';
 import { heldHeadline, renderHeldTable } from './report.js';
 
@@ -31,6 +31,8 @@ const USAGE = `npm run bench:held -- [options]
   --library NAME      only this library (repeatable): ${HELD_LIBRARIES.join(', ')}
   --ttl MS            every lock's TTL (default 10000)
   --out DIR           where the JSON and the chart go (default bench/results)
+  --candidate DIR     also measure quorumlock built from DIR/src (e.g. main's
+                      tree), as quorumlock-candidate, in the same rotation
   --profile DIR       write each child's CPU profile of its measured window there
                       (open in Chrome DevTools or summarize with bench/held/profileSummary.ts)
 `;
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
       ttl: { type: 'string' },
       out: { type: 'string' },
       profile: { type: 'string' },
+      candidate: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -61,13 +64,15 @@ async function main(): Promise<number> {
   const durationMs = Number(values.duration ?? (values.quick ? 10 : 30)) * 1000;
   const counts = list(values.counts, [1, 100, 1000, 10_000]);
   const nodeCounts = list(values.nodes, [1, 5]);
-  const libraries = values.library ?? [...HELD_LIBRARIES];
+  const libraries: string[] = values.library ?? [...HELD_LIBRARIES];
+  if (values.candidate !== undefined) libraries.push(CANDIDATE);
   const ttlMs = Number(values.ttl ?? 10_000);
   await removeStaleBuilds();
   const started = new Date();
   const samples: HeldSample[] = [];
   try {
     await buildLibrary();
+    if (values.candidate !== undefined) await buildLibrary(values.candidate, 'candidate');
     const script = await buildBenchScript('held-child', join('bench', 'held', 'child.ts'));
     const pool = await openNodes([], Math.max(...nodeCounts));
     try {
@@ -82,7 +87,7 @@ async function main(): Promise<number> {
           for (const library of order) {
             const config: HeldConfig = {
               library,
-              libraryUrl: libraryUrl(),
+              libraryUrl: library === CANDIDATE ? libraryUrl('candidate') : libraryUrl(),
               urls: pool.urls.slice(0, nodes),
               count,
               ttlMs,
