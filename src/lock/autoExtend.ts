@@ -1,3 +1,4 @@
+import { renewalReserveMs } from '../clock/renewalReserve.js';
 import { ErrorCode, isQuorumLockError, LockExpiredError } from '../shared/errors.js';
 import type { Lock, RenewalDone } from './Lock.js';
 import { type SharedTimer, TimedTask } from './SharedTimer.js';
@@ -10,15 +11,18 @@ export interface AutoExtension {
  * How much of the wait before a renewal it may be sent early, with renewals
  * of other locks that fall due then: locks renewed together get the same
  * validity and fall due together again, so after a few periods a process's
- * locks of one TTL go out in a few batches. A quarter of the wait: at the
- * default extendAtFraction a 10 s lock is renewed with 6 s or more left.
+ * locks of one TTL go out in a few batches. A quarter of the wait: a 10 s
+ * lock due with 3 s left (renewalReserveMs) may go with up to ~4.7 s left.
+ * Once the batches have formed, a batch goes when its locks are due: early
+ * renewals are the first periods' cost, not the steady state's.
  */
 const EARLY_FRACTION = 0.25;
 
 /**
  * Keeps `lock` alive while a using() routine runs: renews it by its own TTL
- * (`lock.ttlMs`, which a re-entry may have raised) once `extendAtFraction` of
- * its validity has passed, on the process's shared timer and together with
+ * (`lock.ttlMs`, which a re-entry may have raised) once its validity is down
+ * to the reserve kept for retries (renewalReserveMs: `extendAtFraction`, or
+ * by default an amount of time), on the process's shared timer and together with
  * the other renewals due then (Lock.renew); after a failure that does not
  * mean the lock is gone (nodes unreachable, validity used up) it tries again
  * within what is left. The lock's signal aborts when it is lost or expires.
@@ -27,11 +31,12 @@ const EARLY_FRACTION = 0.25;
  * Any holder that must be renewed can do the same: a TimedTask on the
  * shared timer, and a renew that joins its locker's batch.
  */
-export function startAutoExtension(lock: Lock, extendAtFraction: number, timer: SharedTimer): AutoExtension {
+export function startAutoExtension(lock: Lock, extendAtFraction: number | undefined, timer: SharedTimer): AutoExtension {
   let stopped = false;
 
   const scheduleRenewal = (): void => {
-    const waitMs = lock.remainingMs() * extendAtFraction;
+    const remaining = lock.remainingMs();
+    const waitMs = remaining - renewalReserveMs(remaining, extendAtFraction);
     timer.scheduleIn(task, waitMs, waitMs * EARLY_FRACTION);
   };
   // One answer for every renewal of this lock: nothing is allocated per renewal here.

@@ -84,8 +84,11 @@ export interface LockerOptions {
   readonly retry?: RetryOptions;
   /**
    * In using(), the lock is extended once this fraction of its validity has
-   * passed, and retried within the rest of it.
-   * @default 0.5
+   * passed, and retried within the rest of it. Unset, the time kept for
+   * retries is half the validity up to 3 s, then 3 s, and at least a fifth
+   * of the validity (see renewalReserveMs): 0.5 for locks of up to ~6 s,
+   * ~0.7 for 10 s, 0.8 from 15 s on.
+   * @default undefined
    */
   readonly extendAtFraction?: number;
   /**
@@ -161,7 +164,8 @@ export interface ResolvedOptions {
   readonly nodeTimeoutMs: number;
   readonly acquireTimeoutMs: number;
   readonly retry: ResolvedRetry;
-  readonly extendAtFraction: number;
+  /** Undefined: the default reserve of time (clock/renewalReserve.ts). */
+  readonly extendAtFraction: number | undefined;
   readonly fencing: boolean;
   readonly wakeUp: boolean;
   readonly reentrant: boolean;
@@ -182,7 +186,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   nodeTimeoutMs: 50,
   acquireTimeoutMs: 10_000,
   retry: DEFAULT_RETRY,
-  extendAtFraction: 0.5,
+  extendAtFraction: undefined,
   fencing: false,
   wakeUp: true,
   reentrant: true,
@@ -218,7 +222,7 @@ export function resolveLockerOptions(options: unknown, argument = 'options'): Re
   assertNumber(resolved.driftMs, `${argument}.driftMs`, 0, MAX_TTL_MS);
   assertInteger(resolved.nodeTimeoutMs, `${argument}.nodeTimeoutMs`, 1, MAX_TTL_MS);
   assertAcquireTimeout(resolved.acquireTimeoutMs, `${argument}.acquireTimeoutMs`);
-  assertNumber(resolved.extendAtFraction, `${argument}.extendAtFraction`, 0.05, 0.95);
+  if (resolved.extendAtFraction !== undefined) assertNumber(resolved.extendAtFraction, `${argument}.extendAtFraction`, 0.05, 0.95);
   for (const flag of ['fencing', 'wakeUp', 'reentrant'] as const) {
     if (typeof resolved[flag] !== 'boolean') {
       throw new InvalidArgumentError(`${argument}.${flag}`, `expected true or false, got ${describe(resolved[flag])}`);

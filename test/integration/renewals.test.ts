@@ -3,6 +3,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { monotonicClock } from '../../src/clock/Clock.js';
 import type { ExtendEvent } from '../../src/diagnostics/channels.js';
 import { ErrorCode, type Lock, LockLostError, Redlock, RedisLock } from '../../src/index.js';
+import { renewalReserveMs } from '../../src/clock/renewalReserve.js';
+import { driftFor } from '../../src/clock/validity.js';
+import { DEFAULT_OPTIONS } from '../../src/lock/options.js';
 import { sharedTimerFor } from '../../src/lock/SharedTimer.js';
 import { extendManyScript } from '../../src/scripts/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
@@ -141,6 +144,33 @@ describe('renewals batched per node', () => {
     for (const end of ends) end.resolve();
     await Promise.all(routines);
   });
+  it('a 10 s lock under using() outlasts a 2 s pause of a quorum of its nodes at its renewal (README, Holding many locks)', async () => {
+    const redlock = new Redlock(clients, { nodeTimeoutMs: 300 });
+    const ttlMs = 10_000;
+    const { locks, ends, routines } = await holdMany(redlock, 1, ttlMs, 'paused-at-renewal');
+    const lock = locks[0] as Lock;
+    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+    try {
+      // The renewal is due with the default reserve of its ~9.9 s validity left: pause just before.
+      const reserveMs = renewalReserveMs(ttlMs - driftFor(ttlMs, DEFAULT_OPTIONS), undefined);
+      await sleep(Math.max(0, lock.remainingMs() - reserveMs - 200));
+      await nodes.node(0).pause();
+      await nodes.node(1).pause();
+      await sleep(2_000);
+      await nodes.node(0).resume();
+      await nodes.node(1).resume();
+      await expect.poll(() => extends_.events.some((event) => event.granted), { timeout: 5_000, interval: 20 }).toBe(true);
+    } finally {
+      extends_.stop();
+    }
+    // The renewal failed while the nodes were paused and a retry within the reserve won.
+    expect(extends_.events.filter((event) => !event.granted).length).toBeGreaterThan(0);
+    expect(lock.signal.aborted).toBe(false);
+    expect(lock.remainingMs()).toBeGreaterThan(ttlMs / 2);
+    for (const end of ends) end.resolve();
+    await Promise.all(routines);
+  }, 30_000);
+
   it('a turn of the event loop longer than the node timeout does not time out the replies that came in meanwhile', async () => {
     // The nodes answer in about a millisecond; the process is what is slow here.
     const nodeTimeoutMs = 50;
@@ -187,10 +217,10 @@ describe('ten thousand locks held under using()', () => {
   it('10,000 using() routines released in any order leave no timer behind', async () => {
     const timer = sharedTimerFor(monotonicClock);
     const timersBefore = process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
-    // Not about timeouts: a loaded machine gets 3 s per request. A renewal
+    // Not about timeouts: a loaded machine gets 2 s per request. A renewal
     // goes in a batch when the lock has at least the node timeout left: a
-    // 12 s TTL has ~6 s left at its renewal.
-    const locker = new RedisLock(clients[0]!, { nodeTimeoutMs: 3_000 });
+    // 12 s TTL has 3 s left at its renewal (renewalReserveMs).
+    const locker = new RedisLock(clients[0]!, { nodeTimeoutMs: 2_000 });
     const count = 10_000;
     const { locks, ends, routines } = await holdMany(locker, count, 12_000, 'many', 1_000);
     // Each lock's expiry and renewal wait on the one shared timer, not on Node timers of their own

@@ -6,7 +6,7 @@ import type { LockedRoutine } from '../Locker.js';
 import { ReenteredLock } from './ReenteredLock.js';
 
 export interface HoldSettings {
-  readonly extendAtFraction: number;
+  readonly extendAtFraction: number | undefined;
   readonly reentrant: boolean;
   /** The locker's clock: its locks' renewals run on the shared timer of that clock. */
   readonly clock: Clock;

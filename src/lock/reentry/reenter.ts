@@ -1,3 +1,4 @@
+import { renewalReserveMs } from '../../clock/renewalReserve.js';
 import { type DriftSettings, driftFor } from '../../clock/validity.js';
 import { AbortedError } from '../../shared/errors.js';
 import type { LockOperations } from '../LockOperations.js';
@@ -6,7 +7,7 @@ import { heldLockFor } from './HoldContext.js';
 import { ReenteredLock } from './ReenteredLock.js';
 
 export interface ReentrySettings extends DriftSettings {
-  readonly extendAtFraction: number;
+  readonly extendAtFraction: number | undefined;
 }
 
 /**
@@ -39,5 +40,5 @@ export function reenterHeld(
  */
 function needsLongerLease(lock: Lock, ttlMs: number, settings: ReentrySettings): boolean {
   if (ttlMs > lock.ttlMs) return true;
-  return lock.remainingMs() < (ttlMs - driftFor(ttlMs, settings)) * (1 - settings.extendAtFraction);
+  return lock.remainingMs() < renewalReserveMs(ttlMs - driftFor(ttlMs, settings), settings.extendAtFraction);
 }
