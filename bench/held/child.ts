@@ -8,7 +8,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openAdminClient, openClients } from '../clients.js';
 import type { Library } from '../library.js';
 import { difference, snapshot } from '../serverStats.js';
@@ -52,6 +52,14 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     await sleep(config.settleMs);
 
     const delay = monitorEventLoopDelay({ resolution: 10 });
+    let gcPauses = 0;
+    let gcPauseMs = 0;
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        gcPauses++;
+        gcPauseMs += entry.duration;
+      }
+    });
     const heapStart = heapAfterGc();
     const serverBefore = await Promise.all(admins.map((admin) => snapshot([admin])));
     const requestsBefore = group.requests();
@@ -59,7 +67,9 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     delay.enable();
+    gcObserver.observe({ entryTypes: ['gc'] });
     await sleep(config.durationMs);
+    gcObserver.disconnect();
     delay.disable();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
@@ -95,6 +105,8 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
       heapEndMb: heapEnd / 2 ** 20,
       lost,
       releaseErrors,
+      gcPausesPerS: gcPauses / seconds,
+      gcPauseMsPerS: gcPauseMs / seconds,
     };
   } finally {
     group.close();

@@ -40,4 +40,7 @@ export interface HeldSample {
   readonly lost: number;
   /** Releases that failed (node-redlock fails the release of a lock that expired). */
   readonly releaseErrors: number;
+  /** Garbage collections per second in the window, and the main thread's time in them (ms per s). */
+  readonly gcPausesPerS: number;
+  readonly gcPauseMsPerS: number;
 }

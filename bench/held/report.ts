@@ -11,6 +11,8 @@ const COLUMNS: readonly { heading: string; value: (s: HeldSample) => number; dig
   { heading: 'loop p99 ms', value: (s) => s.loopDelayP99Ms, digits: 1 },
   { heading: 'heap MB', value: (s) => s.heapEndMb, digits: 1 },
   { heading: 'heap growth MB', value: (s) => s.heapEndMb - s.heapStartMb, digits: 2 },
+  { heading: 'GC/s', value: (s) => s.gcPausesPerS, digits: 1 },
+  { heading: 'GC ms/s', value: (s) => s.gcPauseMsPerS, digits: 2 },
   { heading: 'lost', value: (s) => s.lost, digits: 0 },
   { heading: 'release errors', value: (s) => s.releaseErrors, digits: 0 },
 ];
