@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SharedTimer, TimedTask } from '../../src/lock/SharedTimer.js';
+import { SharedTimer, TASKS_PER_TURN, TimedTask } from '../../src/lock/SharedTimer.js';
 
 describe('SharedTimer', () => {
   beforeEach(() => {
@@ -37,6 +37,20 @@ describe('SharedTimer', () => {
     timer.scheduleIn(tasks[0] as TimedTask, 10);
     timer.cancel(tasks[0] as TimedTask);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('runs at most TASKS_PER_TURN due tasks per turn of the event loop, the rest in the turns after', () => {
+    const timer = new SharedTimer(clock);
+    let ran = 0;
+    const count = 2 * TASKS_PER_TURN + TASKS_PER_TURN / 2;
+    for (let i = 0; i < count; i++) timer.scheduleIn(new TimedTask(() => ran++), 100);
+    vi.advanceTimersToNextTimer();
+    expect(ran).toBe(TASKS_PER_TURN);
+    vi.advanceTimersToNextTimer();
+    expect(ran).toBe(2 * TASKS_PER_TURN);
+    vi.advanceTimersToNextTimer();
+    expect(ran).toBe(count);
+    expect(timer.armed).toBe(false);
   });
 
   it('property: whatever is scheduled, moved and cancelled, each task runs once, never before it may, and not later than due', () => {
