@@ -98,6 +98,7 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
       reqsPer100Renewals: meanOf(renewals) > 0 ? (100 * requests) / nodes / meanOf(renewals) : Number.NaN,
       cpuUsPerLockPerS: (cpu.user + cpu.system) / config.count / seconds,
       cpuPercent: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
+      cpuSystemShare: cpu.system / (cpu.user + cpu.system),
       loopDelayP99Ms: delay.percentile(99) / 1e6,
       loopDelayMaxMs: delay.max / 1e6,
       heapBeforeMb: heapBefore / 2 ** 20,

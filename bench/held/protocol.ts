@@ -30,6 +30,8 @@ export interface HeldSample {
   /** The process's CPU time (user + system) per held lock per second, in µs. */
   readonly cpuUsPerLockPerS: number;
   readonly cpuPercent: number;
+  /** The kernel's share of that CPU (socket reads and writes, mostly). */
+  readonly cpuSystemShare: number;
   readonly loopDelayP99Ms: number;
   readonly loopDelayMaxMs: number;
   /** Heap used after GC before any lock was taken, when the measurement started, and when it ended. */
