@@ -318,8 +318,9 @@ export class Lock {
     }
     // An expiry due before the new end stays where it is: when it runs, it
     // finds the validity left and moves itself on. Moved at every renewal, it
-    // was a sift through the heap of ten thousand tasks per lock per renewal;
-    // this way it moves about once every two renewals, from the heap's top.
+    // was a sift through the heap of ten thousand tasks while the batch's
+    // replies were counted, lock after lock, in one turn; left, it comes off
+    // the heap's top in a timer turn of its own (bounded by TASKS_PER_TURN).
     if (this.#expiry?.scheduled && this.#expiry.dueAt <= this.#validUntil) return;
     this.#expiry ??= new TimedTask(() => {
       if (this.remainingMs() <= 0) this.#end(new LockExpiredError(this.resources));
