@@ -43,6 +43,8 @@ import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
 import { GivenUpAttempts } from './GivenUpAttempts.js';
 import { RenewalTally } from './RenewalTally.js';
+import { SlicedCalls } from '../lock/SlicedCalls.js';
+import { TASKS_PER_TURN } from '../lock/SharedTimer.js';
 import { channels } from '../diagnostics/channels.js';
 import { observeGrant } from '../diagnostics/observe.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
@@ -50,6 +52,13 @@ import { keepPlace } from '../wakeup/LineKeepalive.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
+
+/**
+ * Every locker's renewal answers, at most as many per turn as the shared
+ * timer sends renewals per turn: the reply side of a turn is bounded like
+ * its send side.
+ */
+const renewalAnswers = new SlicedCalls(TASKS_PER_TURN);
 
 /**
  * The node requests of a primitive other than the mutex (a semaphore's):
@@ -303,18 +312,19 @@ export class QuorumCoordinator extends LockManager {
     const tally = new RenewalTally(this.nodes.length, this.quorum, batch.length, (index, granted, outcomes) => {
       const renewal = batch[index] as Renewal;
       const { keys, ttlMs } = renewal;
+      // Decided now, on the replies as they came; answered in slices (renewalAnswers).
       if (!granted) {
-        renewal.answer.reject(this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
+        renewalAnswers.queue(renewal.answer.reject, this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
         return;
       }
       let grant: Grant;
       try {
         grant = this.#extendedGrant(keys, ttlMs, startedAt, outcomes);
       } catch (error) {
-        renewal.answer.reject(error);
+        renewalAnswers.queue(renewal.answer.reject, error);
         return;
       }
-      renewal.answer.resolve(grant);
+      renewalAnswers.queue(renewal.answer.resolve, grant);
     });
     const request = this.#synced(extendManyRequest(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
     for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));
