@@ -25,7 +25,9 @@ export function renderHeldChart(samples: readonly HeldSample[], startedAt: strin
     panel(samples, 550, 'client CPU, % of one core', (s) => s.cpuPercent),
   ];
   let x = 60;
+  const measured = new Set(samples.map((s) => s.library));
   for (const [library, color] of Object.entries(COLORS)) {
+    if (!measured.has(library)) continue;
     out.push(`<rect x="${x}" y="${HEIGHT - 22}" width="14" height="4" fill="${color}"/>`, text(x + 20, HEIGHT - 16, library, 12));
     x += 160;
   }
