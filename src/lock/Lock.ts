@@ -142,7 +142,7 @@ export class Lock {
     const startedAt = this.#beforeExtend(ttlMs);
     let grant: Grant;
     try {
-      grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.remainingMs());
+      grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.#validUntil - startedAt);
     } catch (error) {
       this.#extendFailed(error, ttlMs, startedAt);
       throw error;
@@ -170,7 +170,7 @@ export class Lock {
       done.failed(error);
       return;
     }
-    this.#ops.renew(this.resources, this.value, ttlMs, this.remainingMs(), {
+    this.#ops.renew(this.resources, this.value, ttlMs, this.#validUntil - startedAt, {
       resolve: (grant) => {
         try {
           this.#extended(grant);
@@ -187,18 +187,22 @@ export class Lock {
     });
   }
 
-  /** Throws when the lock cannot be extended any more; else when the extend starts. */
+  /**
+   * Throws when the lock cannot be extended any more; else when the extend
+   * starts (the validity left is counted from then: one clock read).
+   */
   #beforeExtend(ttlMs: number): number {
     assertTtl(ttlMs);
     if (this.#ended) throw this.#endReason();
-    if (this.remainingMs() <= 0) {
+    const startedAt = this.#ops.clock.now();
+    if (this.#validUntil - startedAt <= 0) {
       this.#end(new LockExpiredError(this.resources));
       throw this.#endReason();
     }
     // The extend goes out after the claim, on the same connections: its answer is the one that counts.
     this.#claim?.send();
     this.#claim = undefined;
-    return this.#ops.clock.now();
+    return startedAt;
   }
 
   #extended(grant: Grant): this {
@@ -311,17 +315,17 @@ export class Lock {
   }
 
   #scheduleExpiry(): void {
-    const remaining = this.remainingMs();
-    if (remaining <= 0) {
+    // An expiry due before the new end stays where it is: when it runs, it
+    // finds the validity left and moves itself on (or ends the lock, if that
+    // end has passed by then). Moved at every renewal, it was a sift through
+    // the heap of ten thousand tasks while the batch's replies were counted,
+    // lock after lock, in one turn; left, it comes off the heap's top in a
+    // timer turn of its own (bounded by TASKS_PER_TURN).
+    if (this.#expiry?.scheduled && this.#expiry.dueAt <= this.#validUntil) return;
+    if (this.remainingMs() <= 0) {
       this.#end(new LockExpiredError(this.resources));
       return;
     }
-    // An expiry due before the new end stays where it is: when it runs, it
-    // finds the validity left and moves itself on. Moved at every renewal, it
-    // was a sift through the heap of ten thousand tasks while the batch's
-    // replies were counted, lock after lock, in one turn; left, it comes off
-    // the heap's top in a timer turn of its own (bounded by TASKS_PER_TURN).
-    if (this.#expiry?.scheduled && this.#expiry.dueAt <= this.#validUntil) return;
     this.#expiry ??= new TimedTask(() => {
       if (this.remainingMs() <= 0) this.#end(new LockExpiredError(this.resources));
       else this.#scheduleExpiry();

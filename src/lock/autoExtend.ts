@@ -37,7 +37,8 @@ export function startAutoExtension(lock: Lock, extendAtFraction: number | undefi
   const scheduleRenewal = (): void => {
     const remaining = lock.remainingMs();
     const waitMs = remaining - renewalReserveMs(remaining, extendAtFraction);
-    timer.scheduleIn(task, waitMs, waitMs * EARLY_FRACTION);
+    // On the lock's end, not the clock again: one clock read per renewal here.
+    timer.schedule(task, lock.validUntil - (remaining - waitMs), waitMs * EARLY_FRACTION);
   };
   // One answer for every renewal of this lock: nothing is allocated per renewal here.
   const answer: RenewalDone = {
