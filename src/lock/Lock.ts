@@ -140,11 +140,13 @@ export class Lock {
    */
   async extend(ttlMs: number): Promise<this> {
     const startedAt = this.#beforeExtend(ttlMs);
+    const remainingMs = this.#validUntil - startedAt;
+    this.#countShorterTtl(ttlMs, startedAt);
     let grant: Grant;
     try {
-      grant = await this.#ops.extend(this.resources, this.value, ttlMs, this.#validUntil - startedAt);
+      grant = await this.#ops.extend(this.resources, this.value, ttlMs, remainingMs);
     } catch (error) {
-      this.#extendFailed(error, ttlMs, startedAt);
+      this.#extendFailed(error);
       throw error;
     }
     return this.#extended(grant);
@@ -170,7 +172,9 @@ export class Lock {
       done.failed(error);
       return;
     }
-    this.#ops.renew(this.resources, this.value, ttlMs, this.#validUntil - startedAt, {
+    const remainingMs = this.#validUntil - startedAt;
+    this.#countShorterTtl(ttlMs, startedAt);
+    this.#ops.renew(this.resources, this.value, ttlMs, remainingMs, {
       resolve: (grant) => {
         try {
           this.#extended(grant);
@@ -181,7 +185,7 @@ export class Lock {
         done.renewed();
       },
       reject: (error) => {
-        this.#extendFailed(error, ttlMs, startedAt);
+        this.#extendFailed(error);
         done.failed(error);
       },
     });
@@ -205,6 +209,19 @@ export class Lock {
     return startedAt;
   }
 
+  /**
+   * A TTL shorter than what is left shortens our keys from the moment a
+   * node applies it, before any reply says so: the validity counts it as the
+   * extend is sent.
+   */
+  #countShorterTtl(ttlMs: number, startedAt: number): void {
+    const afterThis = this.#ops.validUntilAfterExtend(ttlMs, startedAt);
+    if (afterThis < this.#validUntil) {
+      this.#validUntil = afterThis;
+      if (this.#controller) this.#scheduleExpiry();
+    }
+  }
+
   #extended(grant: Grant): this {
     if (this.#ended) throw this.#endReason();
     this.#validUntil = grant.validUntil;
@@ -213,17 +230,15 @@ export class Lock {
     return this;
   }
 
-  #extendFailed(error: unknown, ttlMs: number, startedAt: number): void {
+  #extendFailed(error: unknown): void {
     if (mayHaveLanded(error)) this.#mayOutliveValidity = true;
     if (error instanceof LockLostError) {
       this.#end(error);
       return;
     }
-    // Some nodes may have taken the new TTL; if it is shorter than what
-    // was left, our keys there now expire sooner than we believed.
-    this.#validUntil = Math.min(this.#validUntil, this.#ops.validUntilAfterExtend(ttlMs, startedAt));
-    // The extend may still land (a timeout) or have landed (a short sync):
-    // the end is watched even if nobody reads the signal, to release then.
+    // The extend may still land (a timeout) or have landed (a short sync),
+    // a shorter TTL with it (counted in before sending): the end is
+    // watched even if nobody reads the signal, to release then.
     if (this.#controller || this.#mayOutliveValidity) this.#scheduleExpiry();
   }
 
