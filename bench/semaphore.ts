@@ -8,31 +8,37 @@
  *   (limit 4), redis-semaphore's Semaphore (1 node) / RedlockSemaphore (5);
  * - 64 workers on distinct resources: cycles/s and Redis commands per cycle;
  * - 64 waiters in this process on one resource with limit 4, 1 ms hold:
- *   critical sections/s, commands per section, wait p99.
+ *   critical sections/s, commands per section, wait p99;
+ * - 64 waiters across 8 processes (8 each), the same resource, limit and
+ *   hold (semaphore and redis-semaphore): critical sections/s, requests per
+ *   section (EVALSHA, EVAL and SET the servers ran), wait p99.
  * On 1 node, the read-write lock: 16 readers on one resource (1 ms reads),
  * alone and with a writer every 10 ms: reader throughput, writer wait p99.
  *
  *   npm run bench:semaphore                 # 5 rounds
  *   npm run bench:semaphore -- --rounds 9
+ *   npm run bench:semaphore -- --library ../other-checkout   # quorumlock built from there (before/after)
  */
 import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
-import { Semaphore as PeerSemaphore, RedlockSemaphore as PeerRedlockSemaphore } from 'redis-semaphore';
-import { type ClientGroup, openClients } from './clients.js';
-import { buildLibrary, type Library, removeBuilds } from './library.js';
+import type { Redis } from 'ioredis';
+import { type ClientGroup, openAdminClient, openClients } from './clients.js';
+import { buildLibrary, type Library, libraryUrl, removeBuilds } from './library.js';
 import { openNodes } from './nodes.js';
+import { buildBenchScript } from './procs/build.js';
 import { now } from './scenarios/clock.js';
+import { type Cycle, cycleOf, LIMIT, TTL_MS } from './semaphore/cycles.js';
+import { SemaphoreProcesses } from './semaphore/processes.js';
+import { difference, snapshot } from './serverStats.js';
 import { median, quantile } from './stats.js';
 
-const TTL_MS = 10_000;
-const LIMIT = 4;
 const UNCONTENDED_CYCLES = 300;
 const WORKERS = 64;
 const PHASE_MS = 1_000;
 const HOLD_MS = 1;
-
-/** One acquire + release, as each contender does it. */
-type Cycle = (key: string) => Promise<() => Promise<unknown>>;
+/** The across-process case: 8 processes of 8 waiters. */
+const PROCESSES = 8;
+const WAITERS_PER_PROCESS = 8;
 
 interface Contender {
   readonly name: string;
@@ -81,32 +87,17 @@ async function loops(contender: Contender, workers: number, key: (i: number) => 
   return { perSec: (cycles / elapsed) * 1000, commandsPer: (contender.group.requests() - sentBefore) / Math.max(cycles, 1), waitP99: quantile(waits, 0.99) };
 }
 
-function ours(library: Library, group: ClientGroup, kind: 'mutex' | 'semaphore'): Cycle {
-  const clients = [...group.clients];
-  const options = { acquireTimeoutMs: 30_000, retry: { retries: 10_000, baseDelayMs: 5, maxDelayMs: 50 } };
-  if (kind === 'mutex') {
-    const locker = clients.length === 1 ? new library.RedisLock(clients[0]!, options) : new library.Redlock(clients, options);
-    return async (key) => {
-      const lock = await locker.acquire(key, TTL_MS);
-      return () => lock.release();
-    };
-  }
-  const semaphore =
-    clients.length === 1 ? new library.RedisSemaphore(clients[0]!, { ...options, limit: LIMIT }) : new library.RedlockSemaphore(clients, { ...options, limit: LIMIT });
-  return async (key) => {
-    const lock = await semaphore.acquire(key, TTL_MS);
-    return () => lock.release();
-  };
+/** Requests of a lock library the servers ran: its scripts and SETs (commands inside scripts are not requests). */
+function requestsIn(stats: Map<string, { calls: number }>): number {
+  return ['evalsha', 'eval', 'set'].reduce((sum, name) => sum + (stats.get(name)?.calls ?? 0), 0);
 }
 
-function peer(group: ClientGroup): Cycle {
-  const clients = [...group.clients];
-  const options = { lockTimeout: TTL_MS, acquireTimeout: 30_000, refreshInterval: 0 };
-  return async (key) => {
-    const semaphore = clients.length === 1 ? new PeerSemaphore(clients[0]!, key, LIMIT, options) : new PeerRedlockSemaphore(clients, key, LIMIT, options);
-    await semaphore.acquire();
-    return () => semaphore.release();
-  };
+/** One round of the across-process case: critical sections/s, requests per section, wait p99. */
+async function acrossProcesses(processes: SemaphoreProcesses, admins: readonly Redis[], key: string) {
+  const before = await snapshot(admins);
+  const { sections, waits } = await processes.round(key);
+  const requests = requestsIn(difference(before, await snapshot(admins)));
+  return { perSec: (sections / PHASE_MS) * 1000, requestsPer: requests / Math.max(sections, 1), waitP99: quantile([...waits], 0.99) };
 }
 
 interface Row {
@@ -116,6 +107,9 @@ interface Row {
   contended: number[];
   contendedCommands: number[];
   waitP99: number[];
+  procs: number[];
+  procsRequests: number[];
+  procsWaitP99: number[];
 }
 
 async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean) {
@@ -149,14 +143,17 @@ async function readWriteRound(library: Library, group: ClientGroup, round: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, library: { type: 'string' } } });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
   setMaxListeners(WORKERS * 8);
   const pool = await openNodes([], 5);
   const groups: ClientGroup[] = [];
+  const started: SemaphoreProcesses[] = [];
+  const adminClients: Redis[] = [];
   try {
-    const library = await buildLibrary();
+    const library = await buildLibrary(values.library);
+    const workerScript = await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
     const open = async (n: number) => {
       const group = await openClients(pool.urls.slice(0, n));
       groups.push(group);
@@ -165,15 +162,30 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     for (const n of [1, 5]) {
       const contenders: Contender[] = [];
-      for (const [name, make] of [
-        ['quorumlock mutex', (g: ClientGroup) => ours(library, g, 'mutex')],
-        ['quorumlock semaphore', (g: ClientGroup) => ours(library, g, 'semaphore')],
-        [n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore', peer],
+      for (const [name, kind] of [
+        ['quorumlock mutex', 'mutex'],
+        ['quorumlock semaphore', 'semaphore'],
+        [n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore', 'peer'],
       ] as const) {
         const group = await open(n);
-        contenders.push({ name, group, cycle: make(group) });
+        contenders.push({ name, group, cycle: cycleOf(kind, library, group.clients) });
       }
-      const rows = new Map<string, Row>(contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [] }]));
+      const urls = pool.urls.slice(0, n);
+      const config = { libraryUrl: libraryUrl(), urls, waiters: WAITERS_PER_PROCESS, phaseMs: PHASE_MS, holdMs: HOLD_MS };
+      const processesOf = new Map<string, SemaphoreProcesses>();
+      for (const [name, kind] of [
+        ['quorumlock semaphore', 'semaphore'],
+        [contenders[2]!.name, 'peer'],
+      ] as const) {
+        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kind }, PROCESSES);
+        started.push(processes);
+        processesOf.set(name, processes);
+      }
+      const admins = await Promise.all(urls.map((url) => openAdminClient(url)));
+      adminClients.push(...admins);
+      const rows = new Map<string, Row>(
+        contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [], procs: [], procsRequests: [], procsWaitP99: [] }]),
+      );
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
         for (const contender of order) {
@@ -187,6 +199,13 @@ async function main(): Promise<void> {
           row.contended.push(contended.perSec);
           row.contendedCommands.push(contended.commandsPer);
           row.waitP99.push(contended.waitP99);
+          const processes = processesOf.get(contender.name);
+          if (processes) {
+            const across = await acrossProcesses(processes, admins, `${prefix}:procs`);
+            row.procs.push(across.perSec);
+            row.procsRequests.push(across.requestsPer);
+            row.procsWaitP99.push(across.waitP99);
+          }
         }
         process.stderr.write(`[bench:semaphore] ${n} node(s), round ${round + 1}/${rounds}\n`);
       }
@@ -198,11 +217,19 @@ async function main(): Promise<void> {
             `${median(row.contended).toFixed(0).padStart(7)} (${median(row.contendedCommands).toFixed(1)}, ${median(row.waitP99).toFixed(1)} ms)`,
         );
       }
+      lines.push(`${PROCESSES} processes × ${WAITERS_PER_PROCESS} waiters, one resource, limit ${LIMIT}: cs/s (requests/cs, wait p99)`);
+      for (const [name, row] of rows) {
+        if (row.procs.length === 0) continue;
+        lines.push(`${name.padEnd(33)} | ${median(row.procs).toFixed(0).padStart(7)} (${median(row.procsRequests).toFixed(1)}, ${median(row.procsWaitP99).toFixed(1)} ms)`);
+      }
       const mutex = rows.get('quorumlock mutex')!;
       const semaphore = rows.get('quorumlock semaphore')!;
       lines.push(`semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}×`);
       const peerRow = [...rows.values()][2]!;
-      lines.push(`semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×`);
+      lines.push(
+        `semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×, ` +
+          `across processes cs/s ${(median(semaphore.procs) / median(peerRow.procs)).toFixed(2)}×`,
+      );
     }
     const rw = await open(1);
     const readOnly: number[] = [];
@@ -219,6 +246,8 @@ async function main(): Promise<void> {
     );
     console.log(lines.join('\n'));
   } finally {
+    await Promise.all(started.map((processes) => processes.close()));
+    for (const admin of adminClients) admin.disconnect();
     for (const group of groups) group.close();
     await pool.close();
     await removeBuilds();

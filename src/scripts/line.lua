@@ -62,6 +62,12 @@ local function hand_off(key, line, lease, now_ms, now_us, reservation_ms)
   return true
 end
 
+-- A waiter steps out of a line (its attempt was granted, or a release woke it).
+local function leave_line(line, lease, value)
+  redis.call('ZREM', line, value)
+  redis.call('ZREM', lease, value)
+end
+
 -- Wakes the first `count` live waiters of a line whose turn a release opened
 -- (count nil: every one of them), each told alone (announce_handoff, with no
 -- reservation: the key is not kept for it, it retries at once), and takes
@@ -73,8 +79,7 @@ local function wake_heads(key, line, lease, count, now_ms, now_us)
   while count == nil or woken < count do
     local head = first_live(line, lease, now_ms)
     if not head then break end
-    redis.call('ZREM', line, head)
-    redis.call('ZREM', lease, head)
+    leave_line(line, lease, head)
     announce_handoff(key, head, now_us, 0)
     woken = woken + 1
   end
@@ -91,10 +96,4 @@ local function stand_in_line(line, lease, value, ticket, lease_ms, now_ms, now_u
   redis.call('PEXPIRE', line, lease_ms)
   redis.call('PEXPIRE', lease, lease_ms)
   return {-tonumber(ticket), now_us}
-end
-
--- A waiter whose attempt from the line was granted steps out of it.
-local function leave_line(line, lease, value)
-  redis.call('ZREM', line, value)
-  redis.call('ZREM', lease, value)
 end
