@@ -193,7 +193,7 @@ export class QuorumCoordinator extends LockManager {
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
       this.#requests
-        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs, woken: position.woken })
+        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs })
         : position
           ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
           : fencing

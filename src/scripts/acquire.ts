@@ -48,8 +48,6 @@ export type LineReply =
 export interface LinePlace {
   readonly ticket: number;
   readonly leaseMs: number;
-  /** Whether a release woke the waiter for this attempt (a semaphore's keeps it out of line if it fails: see semaphoreAcquire.lua). */
-  readonly woken?: boolean;
 }
 
 /**

@@ -3,8 +3,7 @@
 -- (SET NX semantics); a holder's lease is the key's TTL, so an expired
 -- holder is gone with its key and nothing needs pruning. In line mode a
 -- caller that finds a slot held stands in the resource's wait line, which
--- semaphoreRelease.lua wakes from, and takes a slot that holds its own value
--- (reserved for it by that release) as free.
+-- semaphoreRelease.lua wakes from.
 -- KEYS[1]     the resource's limit record
 -- KEYS[2..n]  the permit slots to take
 -- KEYS[n+1], KEYS[n+2]  line mode only: the limit record's wait line and
@@ -16,16 +15,12 @@
 --             failed); absent otherwise
 -- ARGV[5]     line mode: the lease in ms of its place (and the line keys' TTL)
 -- ARGV[6]     line mode: the caller's ticket, the same on every node
--- ARGV[7]     line mode: 'woken' when a release woke the caller (and took
---             it out of the line): a held slot then leaves it out of the
---             line, its place still answered; '' or absent otherwise
 -- Returns 1 when every slot now holds the value (the limit record then lasts
 -- at least the TTL, so it outlives every slot beside it; in line mode the
 -- caller left the line), 0 when any slot is held (nothing is written), or
 -- minus the recorded limit when the record holds another limit (nothing is
 -- written). In line mode a held slot returns {-ticket, server µs} instead,
--- the caller's place (line.lua's stand_in_line; a woken caller's place is
--- not written).
+-- the caller's place (line.lua's stand_in_line).
 -- (line.lua's helpers are put in front of this source.)
 local in_line = ARGV[4] == 'line'
 if in_line and redis.replicate_commands then redis.replicate_commands() end
@@ -40,18 +35,10 @@ if recorded and recorded ~= limit then
   return -tonumber(recorded)
 end
 for i = 2, slots do
-  if not in_line then
-    if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
-  else
-    -- A slot that holds our value was reserved for us by a release.
-    local current = redis.call('GET', KEYS[i])
-    if current and current ~= value then
-      local now_ms, now_us = server_time()
-      -- A woken caller may hold a reservation on a slot it has yet to try:
-      -- back in line, the next release would reserve it a second slot.
-      if ARGV[7] == 'woken' then return {-tonumber(ARGV[6]), now_us} end
-      return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
-    end
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    if not in_line then return 0 end
+    local now_ms, now_us = server_time()
+    return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
   end
 end
 for i = 2, slots do

@@ -1,7 +1,6 @@
 import { LimitMismatchError } from '../shared/errors.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
 import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest, waitLineOf } from '../redlock/scriptRequest.js';
-import { RESERVATION_MS } from '../scripts/line.js';
 import { isOne } from '../scripts/LuaScript.js';
 import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript, semaphoreReleaseScript } from '../scripts/semaphore.js';
 import { resourceOf } from './permitKeys.js';
@@ -10,9 +9,8 @@ import { resourceOf } from './permitKeys.js';
  * The semaphore's node requests for the quorum engine. Keys: the limit
  * record, then the permit slots (permitKeys.ts). A node that records another
  * limit answers with an error outcome whose error is LimitMismatchError.
- * Waiters stand in the limit record's wait line; a release hands each slot
- * it frees to the first of them, reserved for a moment (semaphoreRelease.lua),
- * and leaves the limit record.
+ * Waiters stand in the limit record's wait line; a release wakes one of them
+ * per slot it frees (semaphoreRelease.lua), and leaves the limit record.
  */
 export function semaphoreRequests(limit: number): PrimitiveRequests {
   return {
@@ -20,7 +18,7 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
       scriptRequest(
         semaphoreAcquireScript,
         place ? [...keys, ...waitLineOf(keys[0] ?? '')] : keys,
-        place ? [value, ttlMs, limit, ...placeArgs(place), place.woken ? 'woken' : ''] : [value, ttlMs, limit],
+        place ? [value, ttlMs, limit, ...placeArgs(place)] : [value, ttlMs, limit],
         {
           awaitsConnection: true,
           read: readSemaphoreAcquire,
@@ -35,7 +33,7 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
       ),
     extend: (keys, value, ttlMs) =>
       scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
-    release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...waitLineOf(keys[0] ?? '')], [value, RESERVATION_MS]),
+    release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...waitLineOf(keys[0] ?? '')], [value]),
     waitKeys: ([limitRecord = '']) => [limitRecord],
   };
 }

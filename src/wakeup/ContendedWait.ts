@@ -193,7 +193,6 @@ export class ContendedWait implements LoneHead, LocalTaker {
     if (!woken || inLine) {
       this.#position ??= new LinePosition();
       this.#attemptPosition = this.#position;
-      this.#position.woken = woken;
     }
     // An attempt from the Redis lines takes (or keeps) a place there: from
     // now on a release handed to another waiter is not ours to try, and one

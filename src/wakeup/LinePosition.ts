@@ -25,8 +25,6 @@ export class LinePosition {
   readonly leaseMs = LEASE_MS;
   /** Indexes of the nodes that may hold a place for us. */
   readonly nodes = new Set<number>();
-  /** Whether the attempt going out follows a release that woke us (see ContendedWait.beforeAttempt). */
-  woken = false;
   /** Counts the attempts made from this place: replies to an older one no longer say where we stand. */
   attempt = 0;
   /** When the latest attempt was sent, on the locker's clock. */
