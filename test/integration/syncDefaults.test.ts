@@ -4,12 +4,14 @@
  * server's 100 ms cron tick, and a WAIT blocks the connection it runs on.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { createClient, createSentinel } from 'redis';
 import { createClient as createClient5, createSentinel as createSentinel5 } from 'redis5';
 import { describe, it, type TestContext } from 'vitest';
 import { ErrorCode, QuorumUnreachableError, type RedisClient, RedisLock, type ReplicaSyncError } from '../../src/index.js';
 import { patient } from '../support/patient.js';
 import { SentinelGroup } from '../support/SentinelGroup.js';
+import { StallProbe } from '../support/StallProbe.js';
 
 /**
  * A master whose one replica gets nothing more from it: every WAIT runs to its
@@ -161,22 +163,41 @@ describe('syncReplicas with default options on hz 10', () => {
       // the undo of the failed attempt one node timeout more (50 ms): 325 ms. 150 ms more for a
       // busy 2-core machine's event loop (stalls of 50-100 ms were seen here in full-suite runs).
       const boundMs = 275 + 50 + 150;
+      // WAIT 1 25 answers by the second tick after it is sent (25 + 2 × 100 ms), so the write's
+      // margin is the node timeout, 50 ms: an attempt in which this process's loop or the master
+      // stalled that long is the machine's, not a measure of the library. It is retried, not
+      // counted (at load 8 one attempt of 50 gave NODE_TIMEOUT so); a library that gives
+      // NODE_TIMEOUT on an idle stretch still fails here.
+      const marginMs = 50;
+      // Its PINGs go to a sentinel: on the master they would wake the server between ticks.
+      const [sentinel] = group.sentinelAddresses;
+      const probe = new StallProbe(new Redis({ host: sentinel?.host, port: sentinel?.port }));
+      context.onTestFinished(() => probe.stop());
       const codes: string[] = [];
       const waited: number[] = [];
+      const stalls: number[] = [];
       let slowest = 0;
       await oneAtATime(async () => {
         const locker = new RedisLock(group.client(), { syncReplicas: { replicas: 1 } });
-        for (let attempt = 0; attempt < 50; attempt++) {
+        for (let attempt = 0; codes.length < 50 && stalls.length < 50; attempt++) {
+          probe.mark();
           const started = performance.now();
           const error = await locker.tryAcquire(`orders:${attempt}`, 10_000).catch((e: unknown) => e);
-          slowest = Math.max(slowest, performance.now() - started);
+          const took = performance.now() - started;
+          const stall = probe.worstMs();
+          if (stall >= marginMs) {
+            stalls.push(Math.round(stall));
+            continue;
+          }
+          slowest = Math.max(slowest, took);
           const cause = error instanceof QuorumUnreachableError ? error.outcomes[0]?.error : error;
           codes.push((cause as { code?: string } | undefined)?.code ?? String(cause));
           if (cause && (cause as ReplicaSyncError).waitedMs !== undefined) waited.push((cause as ReplicaSyncError).waitedMs as number);
         }
       });
+      if (stalls.length > 0) console.info(`[syncDefaults] ${stalls.length} attempt(s) retried after a stall of the machine (ms): ${stalls.join(', ')}`);
       expect(codes.filter((code) => code !== ErrorCode.REPLICA_SYNC)).toEqual([]);
-      expect(codes).toHaveLength(50);
+      expect(codes, `attempts without a stall of ${marginMs} ms or more`).toHaveLength(50);
       // WAIT 1 25 answers on the tick after its 25 ms: never before them.
       expect(Math.min(...waited)).toBeGreaterThanOrEqual(25);
       expect(slowest).toBeLessThan(boundMs);
