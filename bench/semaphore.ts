@@ -17,7 +17,7 @@
  *
  *   npm run bench:semaphore                 # 5 rounds
  *   npm run bench:semaphore -- --rounds 9
- *   npm run bench:semaphore -- --library ../other-checkout   # quorumlock built from there (before/after)
+ *   npm run bench:semaphore -- --baseline ../other-checkout  # also its semaphore and read-write lock, interleaved (before/after)
  */
 import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -27,7 +27,7 @@ import { buildLibrary, type Library, libraryUrl, removeBuilds } from './library.
 import { openNodes } from './nodes.js';
 import { buildBenchScript } from './procs/build.js';
 import { now } from './scenarios/clock.js';
-import { type Cycle, cycleOf, LIMIT, TTL_MS } from './semaphore/cycles.js';
+import { type Cycle, cycleOf, type Kind, LIMIT, TTL_MS } from './semaphore/cycles.js';
 import { SemaphoreProcesses } from './semaphore/processes.js';
 import { difference, snapshot } from './serverStats.js';
 import { median, quantile } from './stats.js';
@@ -36,6 +36,8 @@ const UNCONTENDED_CYCLES = 300;
 const WORKERS = 64;
 const PHASE_MS = 1_000;
 const HOLD_MS = 1;
+/** The semaphore of the --baseline checkout. */
+const BASELINE_SEMAPHORE = 'quorumlock semaphore (baseline)';
 /** The across-process case: 8 processes of 8 waiters. */
 const PROCESSES = 8;
 const WAITERS_PER_PROCESS = 8;
@@ -112,9 +114,9 @@ interface Row {
   procsWaitP99: number[];
 }
 
-async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean) {
+async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean, build = 0) {
   const rw = new library.RedisReadWriteLock(group.clients[0]!, { acquireTimeoutMs: 30_000, writerClaimMs: 200, retry: { retries: 10_000, baseDelayMs: 2, maxDelayMs: 20 } });
-  const resource = `qlbench-rw:${round}:${withWriter ? 'w' : 'r'}`;
+  const resource = `qlbench-rw:${build}:${round}:${withWriter ? 'w' : 'r'}`;
   const end = now() + PHASE_MS;
   let reads = 0;
   const writerWaits: number[] = [];
@@ -143,7 +145,7 @@ async function readWriteRound(library: Library, group: ClientGroup, round: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, library: { type: 'string' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, baseline: { type: 'string' } } });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
   setMaxListeners(WORKERS * 8);
@@ -152,7 +154,9 @@ async function main(): Promise<void> {
   const started: SemaphoreProcesses[] = [];
   const adminClients: Redis[] = [];
   try {
-    const library = await buildLibrary(values.library);
+    const library = await buildLibrary();
+    // Another checkout's build (the code before a change), measured beside this one's in the same rounds.
+    const baseline = values.baseline === undefined ? undefined : await buildLibrary(values.baseline, 'baseline');
     const workerScript = await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
     const open = async (n: number) => {
       const group = await openClients(pool.urls.slice(0, n));
@@ -162,22 +166,22 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     for (const n of [1, 5]) {
       const contenders: Contender[] = [];
-      for (const [name, kind] of [
-        ['quorumlock mutex', 'mutex'],
-        ['quorumlock semaphore', 'semaphore'],
-        [n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore', 'peer'],
-      ] as const) {
+      const peerName = n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore';
+      const kinds: [name: string, kind: Kind, build: 'current' | 'baseline'][] = [
+        ['quorumlock mutex', 'mutex', 'current'],
+        ['quorumlock semaphore', 'semaphore', 'current'],
+        ...(baseline ? [[BASELINE_SEMAPHORE, 'semaphore', 'baseline'] as [string, Kind, 'baseline']] : []),
+        [peerName, 'peer', 'current'],
+      ];
+      for (const [name, kind, build] of kinds) {
         const group = await open(n);
-        contenders.push({ name, group, cycle: cycleOf(kind, library, group.clients) });
+        contenders.push({ name, group, cycle: cycleOf(kind, build === 'baseline' ? baseline! : library, group.clients) });
       }
       const urls = pool.urls.slice(0, n);
-      const config = { libraryUrl: libraryUrl(), urls, waiters: WAITERS_PER_PROCESS, phaseMs: PHASE_MS, holdMs: HOLD_MS };
+      const config = { urls, waiters: WAITERS_PER_PROCESS, phaseMs: PHASE_MS, holdMs: HOLD_MS };
       const processesOf = new Map<string, SemaphoreProcesses>();
-      for (const [name, kind] of [
-        ['quorumlock semaphore', 'semaphore'],
-        [contenders[2]!.name, 'peer'],
-      ] as const) {
-        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kind }, PROCESSES);
+      for (const [name, kind, build] of kinds.filter(([, kind]) => kind !== 'mutex')) {
+        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kind, libraryUrl: libraryUrl(build) }, PROCESSES);
         started.push(processes);
         processesOf.set(name, processes);
       }
@@ -225,25 +229,38 @@ async function main(): Promise<void> {
       const mutex = rows.get('quorumlock mutex')!;
       const semaphore = rows.get('quorumlock semaphore')!;
       lines.push(`semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}×`);
-      const peerRow = [...rows.values()][2]!;
+      const peerRow = rows.get(peerName)!;
+      const before = rows.get(BASELINE_SEMAPHORE);
+      if (before) {
+        lines.push(
+          `semaphore / baseline semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(before.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(before.contended)).toFixed(2)}×, ` +
+            `across processes cs/s ${(median(semaphore.procs) / median(before.procs)).toFixed(2)}×`,
+        );
+      }
       lines.push(
         `semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×, ` +
           `across processes cs/s ${(median(semaphore.procs) / median(peerRow.procs)).toFixed(2)}×`,
       );
     }
     const rw = await open(1);
-    const readOnly: number[] = [];
-    const mixed: { reads: number; wait: number; writes: number }[] = [];
+    const builds: [name: string, build: Library][] = [['', library], ...(baseline ? [['baseline ', baseline] as [string, Library]] : [])];
+    const readOnly = builds.map((): number[] => []);
+    const mixed = builds.map((): { reads: number; wait: number; writes: number }[] => []);
     for (let round = 0; round < rounds; round++) {
-      readOnly.push((await readWriteRound(library, rw, round, false)).readsPerSec);
-      const m = await readWriteRound(library, rw, round, true);
-      mixed.push({ reads: m.readsPerSec, wait: m.writerWaitP99, writes: m.writes });
+      for (const [index, [, build]] of builds.entries()) {
+        readOnly[index]!.push((await readWriteRound(build, rw, round, false, index)).readsPerSec);
+        const m = await readWriteRound(build, rw, round, true, index);
+        mixed[index]!.push({ reads: m.readsPerSec, wait: m.writerWaitP99, writes: m.writes });
+      }
     }
-    lines.push(`\nread-write lock, 1 node, 16 readers (${HOLD_MS} ms reads), ${rounds} rounds, medians:`);
-    lines.push(`readers only: ${median(readOnly).toFixed(0)} reads/s`);
-    lines.push(
-      `with a writer every 10 ms: ${median(mixed.map((m) => m.reads)).toFixed(0)} reads/s, ${median(mixed.map((m) => m.writes)).toFixed(0)} writes/s, writer wait p99 ${median(mixed.map((m) => m.wait)).toFixed(1)} ms`,
-    );
+    for (const [index, [name]] of builds.entries()) {
+      const runs = mixed[index]!;
+      lines.push(`\n${name}read-write lock, 1 node, 16 readers (${HOLD_MS} ms reads), ${rounds} rounds, medians:`);
+      lines.push(`readers only: ${median(readOnly[index]!).toFixed(0)} reads/s`);
+      lines.push(
+        `with a writer every 10 ms: ${median(runs.map((m) => m.reads)).toFixed(0)} reads/s, ${median(runs.map((m) => m.writes)).toFixed(0)} writes/s, writer wait p99 ${median(runs.map((m) => m.wait)).toFixed(1)} ms`,
+      );
+    }
     console.log(lines.join('\n'));
   } finally {
     await Promise.all(started.map((processes) => processes.close()));
