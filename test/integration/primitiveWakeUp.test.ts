@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Lock, RedisReadWriteLock, RedisSemaphore, RedlockReadWriteLock, RedlockSemaphore } from '../../src/index.js';
+import { ErrorCode, type Lock, RedisReadWriteLock, RedisSemaphore, RedlockReadWriteLock, RedlockSemaphore } from '../../src/index.js';
 import { readWriteKeys } from '../../src/rwlock/readWriteKeys.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { limitKey } from '../../src/semaphore/permitKeys.js';
@@ -121,6 +121,26 @@ for (const nodeCount of [1, 5]) {
           await wakeUps.stop();
           await Promise.all(acquired.map((lock) => lock.release()));
         }
+      }, 30_000);
+
+      it('an aborted waiter rejects at once and leaves the line, and a release then wakes the next one', async () => {
+        const holder = await semaphore(1).acquire('abort', 30_000);
+        const controller = new AbortController();
+        const aborted = semaphore(1).acquire('abort', 30_000, { signal: controller.signal });
+        await lineHolds(clients, limitKey('abort'), 1);
+        const next = semaphore(1).acquire('abort', 30_000);
+        await lineHolds(clients, limitKey('abort'), 2);
+        const abortedAt = performance.now();
+        controller.abort();
+        await expect(aborted).rejects.toMatchObject({ code: ErrorCode.ABORTED });
+        expect(performance.now() - abortedAt).toBeLessThan(WOKEN_WITHIN_MS);
+        const [line] = lineKeysFor(limitKey('abort'));
+        await expect.poll(async () => (await Promise.all(clients.map((c) => c.zcard(line)))).every((n) => n === 1), { timeout: 5_000 }).toBe(true);
+        const releasedAt = performance.now();
+        await holder.release();
+        const lock = await next;
+        expect(performance.now() - releasedAt).toBeLessThan(WOKEN_WITHIN_MS);
+        await lock.release();
       }, 30_000);
 
       it('the commands a handoff costs do not grow with the number of waiting processes', async () => {
