@@ -8,6 +8,8 @@
 -- KEYS[2..n]  the permit slots to take
 -- KEYS[n+1], KEYS[n+2]  line mode only: the limit record's wait line and
 --             its lease (lineKeys.ts)
+-- KEYS[n+3..] line mode only: every permit slot of the resource, `limit` of
+--             them, to tell a full semaphore from a held candidate
 -- ARGV[1]     the holder's random value
 -- ARGV[2]     TTL in milliseconds
 -- ARGV[3]     the limit the caller states
@@ -19,16 +21,18 @@
 -- at least the TTL, so it outlives every slot beside it; in line mode the
 -- caller left the line), 0 when any slot is held (nothing is written), or
 -- minus the recorded limit when the record holds another limit (nothing is
--- written). In line mode a held slot returns {-ticket, server µs} instead,
--- the caller's place (line.lua's stand_in_line).
+-- written). In line mode a held slot returns 0 while enough other slots
+-- are free for the caller to try them, and otherwise {-ticket, server µs},
+-- the caller's place in the line it now stands in (line.lua's
+-- stand_in_line): no other set of slots would do either.
 -- (line.lua's helpers are put in front of this source.)
 local in_line = ARGV[4] == 'line'
 if in_line and redis.replicate_commands then redis.replicate_commands() end
-local slots = in_line and #KEYS - 2 or #KEYS
 local limitKey = KEYS[1]
 local value = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local limit = ARGV[3]
+local slots = in_line and #KEYS - 2 - tonumber(limit) or #KEYS
 
 local recorded = redis.call('GET', limitKey)
 if recorded and recorded ~= limit then
@@ -37,6 +41,9 @@ end
 for i = 2, slots do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     if not in_line then return 0 end
+    local free = 0
+    for j = slots + 3, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+    if free >= slots - 1 then return 0 end
     local now_ms, now_us = server_time()
     return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
   end

@@ -3,21 +3,28 @@ import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
 import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest, waitLineOf } from '../redlock/scriptRequest.js';
 import { isOne } from '../scripts/LuaScript.js';
 import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript, semaphoreReleaseScript } from '../scripts/semaphore.js';
-import { resourceOf } from './permitKeys.js';
+import { resourceOf, slotKey } from './permitKeys.js';
+
+/** Every permit slot of the resource whose limit record is `limitRecord`. */
+function allSlots(limitRecord: string, limit: number): string[] {
+  const resource = resourceOf(limitRecord);
+  return Array.from({ length: limit }, (_, slot) => slotKey(resource, slot));
+}
 
 /**
  * The semaphore's node requests for the quorum engine. Keys: the limit
  * record, then the permit slots (permitKeys.ts). A node that records another
  * limit answers with an error outcome whose error is LimitMismatchError.
- * Waiters stand in the limit record's wait line; a release wakes one of them
- * per slot it frees (semaphoreRelease.lua), and leaves the limit record.
+ * Waiters stand in the limit record's wait line once too few slots are free;
+ * a release wakes one of them per slot it frees (semaphoreRelease.lua), and
+ * leaves the limit record.
  */
 export function semaphoreRequests(limit: number): PrimitiveRequests {
   return {
     acquire: (keys, value, ttlMs, place) =>
       scriptRequest(
         semaphoreAcquireScript,
-        place ? [...keys, ...waitLineOf(keys[0] ?? '')] : keys,
+        place ? [...keys, ...waitLineOf(keys[0] ?? ''), ...allSlots(keys[0] ?? '', limit)] : keys,
         place ? [value, ttlMs, limit, ...placeArgs(place)] : [value, ttlMs, limit],
         {
           awaitsConnection: true,
