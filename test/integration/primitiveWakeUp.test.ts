@@ -208,6 +208,19 @@ for (const nodeCount of [1, 5]) {
         await Promise.all(locks.map((lock) => lock.release()));
       }, 30_000);
 
+      it('a downgrade wakes the waiting readers, who read beside the downgraded writer', async () => {
+        const rw = rwLock();
+        const [, readersKey] = readWriteKeys('doc');
+        const writer = await rw.write.acquire('doc', 30_000);
+        const readers = Array.from({ length: 3 }, () => rwLock().read.acquire('doc', 30_000));
+        await lineHolds(clients, readersKey, 3);
+        const downgradedAt = performance.now();
+        const reader = await rw.downgrade(writer);
+        const locks = await Promise.all(readers);
+        expect(performance.now() - downgradedAt).toBeLessThan(WOKEN_WITHIN_MS);
+        await Promise.all([reader, ...locks].map((lock) => lock.release()));
+      }, 30_000);
+
       it("the last reader's release wakes the waiting writer, and only it", async () => {
         const rw = rwLock();
         const [writerKey] = readWriteKeys('doc');
