@@ -156,18 +156,24 @@ export class Lock {
     this.#claim?.send();
     this.#claim = undefined;
     const startedAt = this.#ops.clock.now();
+    const remainingMs = this.remainingMs();
+    // A TTL shorter than what is left shortens our keys from the moment a
+    // node applies it, before any reply says so: the validity counts it now.
+    const afterThis = this.#ops.validUntilAfterExtend(ttlMs, startedAt);
+    if (afterThis < this.#validUntil) {
+      this.#validUntil = afterThis;
+      if (this.#controller) this.#scheduleExpiry();
+    }
     try {
-      grant = await send(this.resources, this.value, ttlMs, this.remainingMs());
+      grant = await send(this.resources, this.value, ttlMs, remainingMs);
     } catch (error) {
       if (mayHaveLanded(error)) this.#mayOutliveValidity = true;
       if (error instanceof LockLostError) {
         this.#end(error);
       } else {
-        // Some nodes may have taken the new TTL; if it is shorter than what
-        // was left, our keys there now expire sooner than we believed.
-        this.#validUntil = Math.min(this.#validUntil, this.#ops.validUntilAfterExtend(ttlMs, startedAt));
-        // The extend may still land (a timeout) or have landed (a short sync):
-        // the end is watched even if nobody reads the signal, to release then.
+        // The extend may still land (a timeout) or have landed (a short sync),
+        // a shorter TTL with it (counted in before sending): the end is
+        // watched even if nobody reads the signal, to release then.
         if (this.#controller || this.#mayOutliveValidity) this.#scheduleExpiry();
       }
       throw error;

@@ -146,6 +146,17 @@ describe('RedisLock', () => {
     await next?.release();
   });
 
+  it('an extend to a shorter TTL shortens the validity as it is sent, not when its reply comes', async () => {
+    const lock = await new RedisLock(redis, patient).acquire('shrink-early', 10_000);
+    // The node may apply the 500 ms TTL at once; a reply held up (here: not yet read) must
+    // not leave the holder believing in the old 10 s meanwhile.
+    const extended = lock.extend(500);
+    expect(lock.remainingMs()).toBeLessThanOrEqual(500);
+    await extended;
+    expect(lock.remainingMs()).toBeLessThanOrEqual(500);
+    await lock.release();
+  });
+
   it('runs every script on a node that forgot them (SCRIPT FLUSH): resent in full after NOSCRIPT', async () => {
     const locker = new RedisLock(redis, { ...patient, fencing: true });
     const forget = () => redis.script('FLUSH');
