@@ -8,31 +8,39 @@
  *   (limit 4), redis-semaphore's Semaphore (1 node) / RedlockSemaphore (5);
  * - 64 workers on distinct resources: cycles/s and Redis commands per cycle;
  * - 64 waiters in this process on one resource with limit 4, 1 ms hold:
- *   critical sections/s, commands per section, wait p99.
+ *   critical sections/s, commands per section, wait p99;
+ * - 64 waiters across 8 processes (8 each), the same resource, limit and
+ *   hold (semaphore and redis-semaphore): critical sections/s, requests per
+ *   section (EVALSHA, EVAL and SET the servers ran), wait p99.
  * On 1 node, the read-write lock: 16 readers on one resource (1 ms reads),
  * alone and with a writer every 10 ms: reader throughput, writer wait p99.
  *
  *   npm run bench:semaphore                 # 5 rounds
  *   npm run bench:semaphore -- --rounds 9
+ *   npm run bench:semaphore -- --baseline ../other-checkout  # also its semaphore and read-write lock, interleaved (before/after)
  */
 import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
-import { Semaphore as PeerSemaphore, RedlockSemaphore as PeerRedlockSemaphore } from 'redis-semaphore';
-import { type ClientGroup, openClients } from './clients.js';
-import { buildLibrary, type Library, removeBuilds } from './library.js';
+import type { Redis } from 'ioredis';
+import { type ClientGroup, openAdminClient, openClients } from './clients.js';
+import { buildLibrary, type Library, libraryUrl, removeBuilds } from './library.js';
 import { openNodes } from './nodes.js';
+import { buildBenchScript } from './procs/build.js';
 import { now } from './scenarios/clock.js';
+import { type Cycle, cycleOf, type Kind, LIMIT, TTL_MS } from './semaphore/cycles.js';
+import { SemaphoreProcesses } from './semaphore/processes.js';
+import { difference, snapshot } from './serverStats.js';
 import { median, quantile } from './stats.js';
 
-const TTL_MS = 10_000;
-const LIMIT = 4;
 const UNCONTENDED_CYCLES = 300;
 const WORKERS = 64;
 const PHASE_MS = 1_000;
 const HOLD_MS = 1;
-
-/** One acquire + release, as each contender does it. */
-type Cycle = (key: string) => Promise<() => Promise<unknown>>;
+/** The semaphore of the --baseline checkout. */
+const BASELINE_SEMAPHORE = 'quorumlock semaphore (baseline)';
+/** The across-process case: 8 processes of 8 waiters. */
+const PROCESSES = 8;
+const WAITERS_PER_PROCESS = 8;
 
 interface Contender {
   readonly name: string;
@@ -81,32 +89,17 @@ async function loops(contender: Contender, workers: number, key: (i: number) => 
   return { perSec: (cycles / elapsed) * 1000, commandsPer: (contender.group.requests() - sentBefore) / Math.max(cycles, 1), waitP99: quantile(waits, 0.99) };
 }
 
-function ours(library: Library, group: ClientGroup, kind: 'mutex' | 'semaphore'): Cycle {
-  const clients = [...group.clients];
-  const options = { acquireTimeoutMs: 30_000, retry: { retries: 10_000, baseDelayMs: 5, maxDelayMs: 50 } };
-  if (kind === 'mutex') {
-    const locker = clients.length === 1 ? new library.RedisLock(clients[0]!, options) : new library.Redlock(clients, options);
-    return async (key) => {
-      const lock = await locker.acquire(key, TTL_MS);
-      return () => lock.release();
-    };
-  }
-  const semaphore =
-    clients.length === 1 ? new library.RedisSemaphore(clients[0]!, { ...options, limit: LIMIT }) : new library.RedlockSemaphore(clients, { ...options, limit: LIMIT });
-  return async (key) => {
-    const lock = await semaphore.acquire(key, TTL_MS);
-    return () => lock.release();
-  };
+/** Requests of a lock library the servers ran: its scripts and SETs (commands inside scripts are not requests). */
+function requestsIn(stats: Map<string, { calls: number }>): number {
+  return ['evalsha', 'eval', 'set'].reduce((sum, name) => sum + (stats.get(name)?.calls ?? 0), 0);
 }
 
-function peer(group: ClientGroup): Cycle {
-  const clients = [...group.clients];
-  const options = { lockTimeout: TTL_MS, acquireTimeout: 30_000, refreshInterval: 0 };
-  return async (key) => {
-    const semaphore = clients.length === 1 ? new PeerSemaphore(clients[0]!, key, LIMIT, options) : new PeerRedlockSemaphore(clients, key, LIMIT, options);
-    await semaphore.acquire();
-    return () => semaphore.release();
-  };
+/** One round of the across-process case: critical sections/s, requests per section, wait p99. */
+async function acrossProcesses(processes: SemaphoreProcesses, admins: readonly Redis[], key: string) {
+  const before = await snapshot(admins);
+  const { sections, waits } = await processes.round(key);
+  const requests = requestsIn(difference(before, await snapshot(admins)));
+  return { perSec: (sections / PHASE_MS) * 1000, requestsPer: requests / Math.max(sections, 1), waitP99: quantile([...waits], 0.99) };
 }
 
 interface Row {
@@ -116,11 +109,14 @@ interface Row {
   contended: number[];
   contendedCommands: number[];
   waitP99: number[];
+  procs: number[];
+  procsRequests: number[];
+  procsWaitP99: number[];
 }
 
-async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean) {
+async function readWriteRound(library: Library, group: ClientGroup, round: number, withWriter: boolean, build = 0) {
   const rw = new library.RedisReadWriteLock(group.clients[0]!, { acquireTimeoutMs: 30_000, writerClaimMs: 200, retry: { retries: 10_000, baseDelayMs: 2, maxDelayMs: 20 } });
-  const resource = `qlbench-rw:${round}:${withWriter ? 'w' : 'r'}`;
+  const resource = `qlbench-rw:${build}:${round}:${withWriter ? 'w' : 'r'}`;
   const end = now() + PHASE_MS;
   let reads = 0;
   const writerWaits: number[] = [];
@@ -149,14 +145,19 @@ async function readWriteRound(library: Library, group: ClientGroup, round: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, baseline: { type: 'string' } } });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
   setMaxListeners(WORKERS * 8);
   const pool = await openNodes([], 5);
   const groups: ClientGroup[] = [];
+  const started: SemaphoreProcesses[] = [];
+  const adminClients: Redis[] = [];
   try {
     const library = await buildLibrary();
+    // Another checkout's build (the code before a change), measured beside this one's in the same rounds.
+    const baseline = values.baseline === undefined ? undefined : await buildLibrary(values.baseline, 'baseline');
+    const workerScript = await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
     const open = async (n: number) => {
       const group = await openClients(pool.urls.slice(0, n));
       groups.push(group);
@@ -165,15 +166,30 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     for (const n of [1, 5]) {
       const contenders: Contender[] = [];
-      for (const [name, make] of [
-        ['quorumlock mutex', (g: ClientGroup) => ours(library, g, 'mutex')],
-        ['quorumlock semaphore', (g: ClientGroup) => ours(library, g, 'semaphore')],
-        [n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore', peer],
-      ] as const) {
+      const peerName = n === 1 ? 'redis-semaphore Semaphore' : 'redis-semaphore RedlockSemaphore';
+      const kinds: [name: string, kind: Kind, build: 'current' | 'baseline'][] = [
+        ['quorumlock mutex', 'mutex', 'current'],
+        ['quorumlock semaphore', 'semaphore', 'current'],
+        ...(baseline ? [[BASELINE_SEMAPHORE, 'semaphore', 'baseline'] as [string, Kind, 'baseline']] : []),
+        [peerName, 'peer', 'current'],
+      ];
+      for (const [name, kind, build] of kinds) {
         const group = await open(n);
-        contenders.push({ name, group, cycle: make(group) });
+        contenders.push({ name, group, cycle: cycleOf(kind, build === 'baseline' ? baseline! : library, group.clients) });
       }
-      const rows = new Map<string, Row>(contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [] }]));
+      const urls = pool.urls.slice(0, n);
+      const config = { urls, waiters: WAITERS_PER_PROCESS, phaseMs: PHASE_MS, holdMs: HOLD_MS };
+      const processesOf = new Map<string, SemaphoreProcesses>();
+      for (const [name, kind, build] of kinds.filter(([, kind]) => kind !== 'mutex')) {
+        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kind, libraryUrl: libraryUrl(build) }, PROCESSES);
+        started.push(processes);
+        processesOf.set(name, processes);
+      }
+      const admins = await Promise.all(urls.map((url) => openAdminClient(url)));
+      adminClients.push(...admins);
+      const rows = new Map<string, Row>(
+        contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [], procs: [], procsRequests: [], procsWaitP99: [] }]),
+      );
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
         for (const contender of order) {
@@ -187,6 +203,13 @@ async function main(): Promise<void> {
           row.contended.push(contended.perSec);
           row.contendedCommands.push(contended.commandsPer);
           row.waitP99.push(contended.waitP99);
+          const processes = processesOf.get(contender.name);
+          if (processes) {
+            const across = await acrossProcesses(processes, admins, `${prefix}:procs`);
+            row.procs.push(across.perSec);
+            row.procsRequests.push(across.requestsPer);
+            row.procsWaitP99.push(across.waitP99);
+          }
         }
         process.stderr.write(`[bench:semaphore] ${n} node(s), round ${round + 1}/${rounds}\n`);
       }
@@ -198,27 +221,50 @@ async function main(): Promise<void> {
             `${median(row.contended).toFixed(0).padStart(7)} (${median(row.contendedCommands).toFixed(1)}, ${median(row.waitP99).toFixed(1)} ms)`,
         );
       }
+      lines.push(`${PROCESSES} processes × ${WAITERS_PER_PROCESS} waiters, one resource, limit ${LIMIT}: cs/s (requests/cs, wait p99)`);
+      for (const [name, row] of rows) {
+        if (row.procs.length === 0) continue;
+        lines.push(`${name.padEnd(33)} | ${median(row.procs).toFixed(0).padStart(7)} (${median(row.procsRequests).toFixed(1)}, ${median(row.procsWaitP99).toFixed(1)} ms)`);
+      }
       const mutex = rows.get('quorumlock mutex')!;
       const semaphore = rows.get('quorumlock semaphore')!;
       lines.push(`semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}×`);
-      const peerRow = [...rows.values()][2]!;
-      lines.push(`semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×`);
+      const peerRow = rows.get(peerName)!;
+      const before = rows.get(BASELINE_SEMAPHORE);
+      if (before) {
+        lines.push(
+          `semaphore / baseline semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(before.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(before.contended)).toFixed(2)}×, ` +
+            `across processes cs/s ${(median(semaphore.procs) / median(before.procs)).toFixed(2)}×`,
+        );
+      }
+      lines.push(
+        `semaphore / redis-semaphore: uncontended p50 ${(median(semaphore.p50Us) / median(peerRow.p50Us)).toFixed(2)}×, 64 waiters cs/s ${(median(semaphore.contended) / median(peerRow.contended)).toFixed(2)}×, ` +
+          `across processes cs/s ${(median(semaphore.procs) / median(peerRow.procs)).toFixed(2)}×`,
+      );
     }
     const rw = await open(1);
-    const readOnly: number[] = [];
-    const mixed: { reads: number; wait: number; writes: number }[] = [];
+    const builds: [name: string, build: Library][] = [['', library], ...(baseline ? [['baseline ', baseline] as [string, Library]] : [])];
+    const readOnly = builds.map((): number[] => []);
+    const mixed = builds.map((): { reads: number; wait: number; writes: number }[] => []);
     for (let round = 0; round < rounds; round++) {
-      readOnly.push((await readWriteRound(library, rw, round, false)).readsPerSec);
-      const m = await readWriteRound(library, rw, round, true);
-      mixed.push({ reads: m.readsPerSec, wait: m.writerWaitP99, writes: m.writes });
+      for (const [index, [, build]] of builds.entries()) {
+        readOnly[index]!.push((await readWriteRound(build, rw, round, false, index)).readsPerSec);
+        const m = await readWriteRound(build, rw, round, true, index);
+        mixed[index]!.push({ reads: m.readsPerSec, wait: m.writerWaitP99, writes: m.writes });
+      }
     }
-    lines.push(`\nread-write lock, 1 node, 16 readers (${HOLD_MS} ms reads), ${rounds} rounds, medians:`);
-    lines.push(`readers only: ${median(readOnly).toFixed(0)} reads/s`);
-    lines.push(
-      `with a writer every 10 ms: ${median(mixed.map((m) => m.reads)).toFixed(0)} reads/s, ${median(mixed.map((m) => m.writes)).toFixed(0)} writes/s, writer wait p99 ${median(mixed.map((m) => m.wait)).toFixed(1)} ms`,
-    );
+    for (const [index, [name]] of builds.entries()) {
+      const runs = mixed[index]!;
+      lines.push(`\n${name}read-write lock, 1 node, 16 readers (${HOLD_MS} ms reads), ${rounds} rounds, medians:`);
+      lines.push(`readers only: ${median(readOnly[index]!).toFixed(0)} reads/s`);
+      lines.push(
+        `with a writer every 10 ms: ${median(runs.map((m) => m.reads)).toFixed(0)} reads/s, ${median(runs.map((m) => m.writes)).toFixed(0)} writes/s, writer wait p99 ${median(runs.map((m) => m.wait)).toFixed(1)} ms`,
+      );
+    }
     console.log(lines.join('\n'));
   } finally {
+    await Promise.all(started.map((processes) => processes.close()));
+    for (const admin of adminClients) admin.disconnect();
     for (const group of groups) group.close();
     await pool.close();
     await removeBuilds();

@@ -44,6 +44,7 @@ export abstract class LockManager implements Locker {
   readonly #waitHooks: WaitHooks = {
     openWatch: (keys) => this.releaseWatch(keys),
     keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
+    localLine: (keys, value) => (this.waitsInLocalLine ? lineKey(keys) : value),
   };
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
@@ -64,6 +65,15 @@ export abstract class LockManager implements Locker {
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
     this.#borrowedOps = { ...this.#ops, release: () => NOTHING_RELEASED, passOn: () => undefined };
+  }
+
+  /**
+   * Whether this process's waiters for the same keys stand in one line, so
+   * that only the first asks the nodes and a holder passes the lock to the
+   * next: true where one holder at a time is all the keys allow.
+   */
+  protected get waitsInLocalLine(): boolean {
+    return true;
   }
 
   /** The monotonic clock that lock validity is counted on. */

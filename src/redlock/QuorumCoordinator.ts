@@ -34,6 +34,7 @@ import {
 } from '../node/LockNode.js';
 import { DeadlineQueue } from '../node/DeadlineQueue.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
+import type { LinePlace } from '../scripts/acquire.js';
 import { type ConnectWait, RequestDeadline } from '../node/RequestDeadline.js';
 import { countStatus, type NodeOutcome } from '../shared/outcome.js';
 import { syncedRequest, syncedTimeoutMs, waitTimeoutMs } from '../node/replicaSync.js';
@@ -67,8 +68,13 @@ const renewalAnswers = new SlicedCalls(TASKS_PER_TURN);
  * keeps the Redlock rules.
  */
 export interface PrimitiveRequests {
-  /** With fencing, a granting node's outcome carries its tokens. */
-  acquire(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, FencedOutcome>;
+  /**
+   * With fencing, a granting node's outcome carries its tokens. With
+   * `place`, an attempt of a waiter from the wait lines (see waitKeys): a
+   * node that refuses it keeps it in line and answers its place
+   * (FencedOutcome.ticket), one that grants takes it out.
+   */
+  acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace): NodeRequest<unknown, FencedOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
   /**
    * Release, and the undo of a failed attempt. Absent: the mutex's
@@ -78,6 +84,13 @@ export interface PrimitiveRequests {
   release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
   /** With fencing: writes the quorum's largest tokens back (default: the mutex's, on every key). */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<unknown, NodeOutcome>;
+  /**
+   * The keys whose wait lines a waiter for `keys` stands in: their places
+   * are kept alive and left through them, and the releases that wake it
+   * announce on their channels (line.lua's wake_heads). The primitive's
+   * release script decides whom a release wakes.
+   */
+  waitKeys(keys: readonly string[]): readonly string[];
 }
 
 /**
@@ -134,10 +147,24 @@ export class QuorumCoordinator extends LockManager {
     for (const backend of this.#keyCheckers) backend.checkKeys?.(keys, 'resources', this.settings.fencing);
   }
 
+  /**
+   * A mutex's waiters of one process line up (only the first asks the
+   * nodes); a semaphore's or a read-write lock's may enter together, so each
+   * asks for itself.
+   */
+  protected override get waitsInLocalLine(): boolean {
+    return this.#requests === undefined;
+  }
+
+  /** The keys whose lines and channels waiters for `keys` use (PrimitiveRequests.waitKeys). */
+  #waitKeys(keys: readonly string[]): readonly string[] {
+    return this.#requests ? this.#requests.waitKeys(keys) : keys;
+  }
+
   protected releaseWatch(keys: readonly string[]): ReleaseWatch {
     return new ReleaseWatch(
       this.nodes.map((node) => node.backend),
-      keys,
+      this.#waitKeys(keys),
       this.settings.nodeTimeoutMs,
       this.quorum,
     );
@@ -146,7 +173,7 @@ export class QuorumCoordinator extends LockManager {
   protected keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void {
     return keepPlace(
       this.nodes.map((node) => node.backend),
-      keys,
+      this.#waitKeys(keys),
       value,
       position,
     );
@@ -154,7 +181,7 @@ export class QuorumCoordinator extends LockManager {
 
   protected leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
-    const request = leaveRequest(keys, value, acquired);
+    const request = leaveRequest(this.#waitKeys(keys), value, acquired);
     for (const index of position.nodes) void this.nodes[index]?.ask(request, deadline);
     position.nodes.clear();
   }
@@ -175,7 +202,7 @@ export class QuorumCoordinator extends LockManager {
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
       this.#requests
-        ? this.#requests.acquire(keys, value, ttlMs)
+        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs })
         : position
           ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
           : fencing

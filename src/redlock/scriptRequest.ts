@@ -1,4 +1,6 @@
-import type { NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
+import type { FencedOutcome, NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
+import type { LinePlace } from '../scripts/acquire.js';
+import { lineKeysFor } from '../scripts/lineKeys.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import type { LuaScript } from '../scripts/LuaScript.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
@@ -46,4 +48,20 @@ export function scriptRelease(script: LuaScript, keys: readonly string[], args: 
     interpret: (count) => (count > 0 ? 'ok' : 'held'),
     describe: (node, status, ms, count, error) => (error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 }),
   };
+}
+
+/** A resource's wait line and its lease (lineKeys.ts): what a primitive's scripts take to keep or wake its waiters. */
+export function waitLineOf(resource: string): [line: string, lease: string] {
+  const [line, lease] = lineKeysFor(resource);
+  return [line, lease];
+}
+
+/** The arguments that make a primitive's acquire an attempt from the wait line: 'line', the place's lease, its ticket. */
+export function placeArgs(place: LinePlace): (string | number)[] {
+  return ['line', place.leaseMs, place.ticket];
+}
+
+/** A node that kept the waiter in line: where (its ticket) and, if it said, when (its server time in µs; see handoffGrant.ts). */
+export function placeOutcome(node: string, status: NodeStatus, ms: number, ticket: number, serverUs: number | undefined): FencedOutcome {
+  return serverUs === undefined ? { node, status, ms, ticket } : { node, status, ms, ticket, serverUs };
 }

@@ -34,7 +34,8 @@ export abstract class ReadWriteLock {
    */
   async downgrade(writeLock: Lock, ttlMs: number = writeLock.ttlMs): Promise<Lock> {
     const reader = await this.read.takeOverFrom(writeLock, ttlMs);
-    // Its key is now the reader's lease: this release finds nothing of its own, and ends the handle.
+    // Its key is now the reader's lease: this release finds nothing of its own, ends the handle
+    // and wakes the readers waiting (rwWriteRelease.lua), who may read beside it now.
     void writeLock.release();
     return reader;
   }

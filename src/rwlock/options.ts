@@ -17,8 +17,6 @@ export interface ReadWriteLockOptions extends LockerOptions {
    * @default false
    */
   readonly fencing?: boolean;
-  /** Not offered: waiters poll with the retry policy's backoff. */
-  readonly wakeUp?: false;
 }
 
 export const DEFAULT_WRITER_CLAIM_MS = 1000;
@@ -34,7 +32,5 @@ export function resolveReadWriteOptions(options: unknown): ResolvedReadWriteOpti
   }
   const { writerClaimMs = DEFAULT_WRITER_CLAIM_MS, ...locker } = (options ?? {}) as ReadWriteLockOptions;
   assertInteger(writerClaimMs, 'options.writerClaimMs', 1, MAX_TTL_MS);
-  if ((locker as LockerOptions).wakeUp === true) throw new InvalidArgumentError('options.wakeUp', 'a read-write lock does not offer it');
-  const settings = resolveLockerOptions(locker);
-  return { writerClaimMs, settings: { ...settings, wakeUp: false } };
+  return { writerClaimMs, settings: resolveLockerOptions(locker) };
 }

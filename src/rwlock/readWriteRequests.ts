@@ -1,50 +1,93 @@
-import { extendRequest, type FencedOutcome, fenceRequest, releaseRequest } from '../node/LockNode.js';
+import { extendRequest, type FencedOutcome, fenceRequest } from '../node/LockNode.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { plainOutcome, scriptRelease, scriptRequest } from '../redlock/scriptRequest.js';
+import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest, waitLineOf } from '../redlock/scriptRequest.js';
 import { fencingKeyFor } from '../scripts/fencingKey.js';
+import { readPlace } from '../scripts/line.js';
 import { isOne } from '../scripts/LuaScript.js';
-import { rwReadExtendScript, rwReadReleaseScript, rwReadScript, rwWriteScript } from '../scripts/readWrite.js';
+import { rwReadExtendScript, rwReadReleaseScript, rwReadScript, rwWriteReleaseScript, rwWriteScript } from '../scripts/readWrite.js';
+import type { NodeStatus } from '../shared/outcome.js';
 
 const okOrHeld = (granted: boolean) => (granted ? ('ok' as const) : ('held' as const));
 
-/** A reader's node requests. Keys: writer, readers, claim (readWriteKeys). */
+/** A waiter's place in line, when a node kept it waiting after an attempt from the line. */
+type Place = { readonly ticket: number; readonly serverUs: number };
+
+function describeWait<T>(granted: (reply: T) => boolean, placeOf: (reply: T) => Place | undefined) {
+  return (node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined): FencedOutcome => {
+    const place = reply === undefined || granted(reply) ? undefined : placeOf(reply);
+    return place ? placeOutcome(node, status, ms, place.ticket, place.serverUs) : plainOutcome(node, status, ms, error);
+  };
+}
+
+/** A reader's grant, or its place in the readers' line (false outside line mode). */
+type ReadReply = Place | boolean;
+const readRead = (reply: unknown): ReadReply => readPlace(reply) ?? reply === 1;
+const readGranted = (reply: ReadReply) => reply === true;
+
+/**
+ * A reader's node requests. Keys: writer, readers, claim (readWriteKeys).
+ * Waiting readers stand in the readers' line, woken by a writer's release
+ * when no writer's claim holds them back (rwWriteRelease.lua); the last
+ * reader's release wakes the next writer (rwReadRelease.lua).
+ */
 export const readRequests: PrimitiveRequests = {
-  acquire: (keys, value, ttlMs) => scriptRequest(rwReadScript, keys, [value, ttlMs], { awaitsConnection: true, read: isOne, interpret: okOrHeld }),
+  acquire: (keys, value, ttlMs, place) =>
+    scriptRequest(rwReadScript, place ? [...keys, ...waitLineOf(keys[1] ?? '')] : keys, place ? [value, ttlMs, ...placeArgs(place)] : [value, ttlMs], {
+      awaitsConnection: true,
+      read: readRead,
+      interpret: (reply) => okOrHeld(readGranted(reply)),
+      describe: describeWait(readGranted, (reply) => (typeof reply === 'object' ? reply : undefined)),
+    }),
   // Also a writer's downgrade: its key becomes its reader's lease (rwReadExtend.lua).
   extend: ([writer = '', readers = ''], value, ttlMs) => scriptRequest(rwReadExtendScript, [readers, writer], [value, ttlMs], { read: isOne, interpret: okOrHeld }),
-  release: ([, readers = ''], value) => scriptRelease(rwReadReleaseScript, [readers], [value]),
+  release: ([writer = '', readers = '', claim = ''], value) =>
+    scriptRelease(rwReadReleaseScript, [readers, writer, claim, ...waitLineOf(writer)], [value]),
+  waitKeys: ([, readers = '']) => [readers],
 };
 
-/** A writer's grant: its token with fencing, or true; false when it must wait. */
-type WriteReply = readonly bigint[] | boolean;
+/** A writer's grant: its token with fencing, or true; false when it must wait (its place, in line mode). */
+type WriteReply = readonly bigint[] | Place | boolean;
 
 function readWrite(reply: unknown): WriteReply {
+  const place = readPlace(reply);
+  if (place) return place;
   return Array.isArray(reply) ? reply.map((token) => BigInt(token as number | string)) : reply === 1;
 }
 
+const writeGranted = (reply: WriteReply) => reply === true || Array.isArray(reply);
+
 /**
- * A writer's node requests. Its key is a mutex key: extend, release and the
- * write-back of fencing tokens are the mutex's, on that key alone.
+ * A writer's node requests. Its key is a mutex key: extend and the
+ * write-back of fencing tokens are the mutex's, on that key alone; its
+ * release also wakes whoever may enter next (rwWriteRelease.lua).
  * `claimMs`: the lease of a waiting writer's claim, which holds new readers
  * back. With `fencing`, each grant carries the writer key's next token.
+ * Waiting writers stand in the writers' line.
  */
 export function writeRequests(claimMs: number, fencing: boolean): PrimitiveRequests {
   return {
-    acquire: ([writer = '', readers = '', claim = ''], value, ttlMs) =>
-      scriptRequest<WriteReply>(
-        rwWriteScript,
-        fencing ? [writer, readers, claim, fencingKeyFor(writer)] : [writer, readers, claim],
-        fencing ? [value, ttlMs, claimMs, 'fence'] : [value, ttlMs, claimMs],
-        {
-          awaitsConnection: true,
-          read: readWrite,
-          interpret: (reply) => (reply === false ? 'held' : 'ok'),
-          describe: (node, status, ms, reply, error): FencedOutcome =>
-            Array.isArray(reply) ? { node, status, ms, tokens: reply } : plainOutcome(node, status, ms, error),
-        },
-      ),
+    acquire: ([writer = '', readers = '', claim = ''], value, ttlMs, place) => {
+      const keys = fencing ? [writer, readers, claim, fencingKeyFor(writer)] : [writer, readers, claim];
+      const args: (string | number)[] = fencing ? [value, ttlMs, claimMs, 'fence'] : [value, ttlMs, claimMs];
+      if (place) {
+        keys.push(...waitLineOf(writer));
+        if (!fencing) args.push('');
+        args.push(...placeArgs(place));
+      }
+      return scriptRequest<WriteReply>(rwWriteScript, keys, args, {
+        awaitsConnection: true,
+        read: readWrite,
+        interpret: (reply) => okOrHeld(writeGranted(reply)),
+        describe: (node, status, ms, reply, error): FencedOutcome =>
+          Array.isArray(reply)
+            ? { node, status, ms, tokens: reply as bigint[] }
+            : describeWait(writeGranted, (r: WriteReply) => (typeof r === 'object' ? (r as Place) : undefined))(node, status, ms, reply, error),
+      });
+    },
     extend: ([writer = ''], value, ttlMs) => extendRequest([writer], value, ttlMs),
-    release: ([writer = ''], value) => releaseRequest([writer], value, 'plain'),
+    release: ([writer = '', readers = '', claim = ''], value) =>
+      scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...waitLineOf(writer), ...waitLineOf(readers)], [value]),
     fence: ([writer = ''], value, tokens) => fenceRequest([writer], value, tokens),
+    waitKeys: ([writer = '']) => [writer],
   };
 }

@@ -1,5 +1,5 @@
 import { fencingKeyFor } from './fencingKey.js';
-import { lineScript } from './line.js';
+import { lineScript, readPlace } from './line.js';
 import { lineKeysFor } from './lineKeys.js';
 import { isOne, type ScriptClient } from './LuaScript.js';
 import source from './acquire.lua';
@@ -69,12 +69,10 @@ export function acquireInLine(
 }
 
 function toLineReply(reply: unknown): LineReply {
-  if (Array.isArray(reply)) {
-    // A place is {-ticket, server µs}; tokens are positive.
-    const first = Number(reply[0]);
-    if (first < 0) return { granted: false, ticket: -first, serverUs: Number(reply[1]) };
-    return { granted: true, tokens: reply.map((token) => BigInt(token as number | string)) };
-  }
+  const place = readPlace(reply);
+  if (place) return { granted: false, ...place };
+  // Tokens are positive.
+  if (Array.isArray(reply)) return { granted: true, tokens: reply.map((token) => BigInt(token as number | string)) };
   const number = Number(reply);
   if (number === 1) return { granted: true };
   return { granted: false, ticket: -number };

@@ -61,3 +61,39 @@ local function hand_off(key, line, lease, now_ms, now_us, reservation_ms)
   announce_handoff(key, head, now_us, reservation_ms)
   return true
 end
+
+-- A waiter steps out of a line (its attempt was granted, or a release woke it).
+local function leave_line(line, lease, value)
+  redis.call('ZREM', line, value)
+  redis.call('ZREM', lease, value)
+end
+
+-- Wakes the first `count` live waiters of a line whose turn a release opened
+-- (count nil: every one of them), each told alone (announce_handoff, with no
+-- reservation: the key is not kept for it, it retries at once), and takes
+-- them out of the line, so that the next release wakes the next ones. A woken
+-- waiter that still finds no room goes back to its place: its ticket keeps
+-- it. `key` names the channel its waiters listen on. Returns how many it woke.
+local function wake_heads(key, line, lease, count, now_ms, now_us)
+  local woken = 0
+  while count == nil or woken < count do
+    local head = first_live(line, lease, now_ms)
+    if not head then break end
+    leave_line(line, lease, head)
+    announce_handoff(key, head, now_us, 0)
+    woken = woken + 1
+  end
+  return woken
+end
+
+-- A waiter that failed an attempt from the line stands in it (or keeps its
+-- place) at `ticket`, the same on every node, for a lease; the line's keys
+-- live as long. Returns the reply that tells the waiter so: {-ticket, server
+-- µs} (acquire.lua's, read by toLineReply).
+local function stand_in_line(line, lease, value, ticket, lease_ms, now_ms, now_us)
+  redis.call('ZADD', line, ticket, value)
+  redis.call('ZADD', lease, string.format('%.0f', now_ms + tonumber(lease_ms)), value)
+  redis.call('PEXPIRE', line, lease_ms)
+  redis.call('PEXPIRE', lease, lease_ms)
+  return {-tonumber(ticket), now_us}
+end

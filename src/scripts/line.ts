@@ -11,9 +11,9 @@ import leaveSource from './leave.lua';
  */
 export const RESERVATION_MS = 600;
 
-/** A script that keeps wait lines: line.lua's helpers go in front of its own source. */
-export function lineScript(name: string, source: string): LuaScript {
-  return new LuaScript(name, `${lineSource}\n${source}`);
+/** A script that keeps wait lines: line.lua's helpers go in front of its own source (and of any other helpers it needs, in order). */
+export function lineScript(name: string, ...sources: string[]): LuaScript {
+  return new LuaScript(name, [lineSource, ...sources].join('\n'));
 }
 
 export const keepaliveScript = lineScript('keepalive', keepaliveSource);
@@ -65,4 +65,11 @@ export function keepalive(client: ScriptClient, entries: readonly LineEntry[], l
  */
 export function leave(client: ScriptClient, keys: readonly string[], value: string, acquired: boolean): Promise<number> {
   return leaveScript.run(client, withLines(keys), [value, acquired ? 'acquired' : 'gave-up', RESERVATION_MS], Number);
+}
+
+/** A waiter's place, as line.lua's stand_in_line (and acquire.lua) answers it, {-ticket, server µs}; undefined for any other reply. */
+export function readPlace(reply: unknown): { ticket: number; serverUs: number } | undefined {
+  if (!Array.isArray(reply) || reply.length !== 2) return undefined;
+  const first = Number(reply[0]);
+  return first < 0 ? { ticket: -first, serverUs: Number(reply[1]) } : undefined;
 }

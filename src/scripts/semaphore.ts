@@ -1,15 +1,27 @@
-import { LuaScript } from './LuaScript.js';
+import { lineScript, readPlace } from './line.js';
 import acquireSource from './semaphoreAcquire.lua';
 import extendSource from './semaphoreExtend.lua';
+import releaseSource from './semaphoreRelease.lua';
+import { LuaScript } from './LuaScript.js';
 
-export const semaphoreAcquireScript = new LuaScript('semaphoreAcquire', acquireSource);
+export const semaphoreAcquireScript = lineScript('semaphoreAcquire', acquireSource);
 export const semaphoreExtendScript = new LuaScript('semaphoreExtend', extendSource);
+export const semaphoreReleaseScript = lineScript('semaphoreRelease', releaseSource);
 
-/** What a node answered to a semaphore acquire: taken, a slot held, or the limit it records when that is another. */
-export type SemaphoreAcquireReply = { readonly taken: boolean; readonly recordedLimit?: number };
+/**
+ * What a node answered to a semaphore acquire: taken, a slot held (with the
+ * caller's place, in line mode), or the limit it records when that is another.
+ */
+export type SemaphoreAcquireReply = {
+  readonly taken: boolean;
+  readonly recordedLimit?: number;
+  readonly ticket?: number;
+  readonly serverUs?: number;
+};
 
 export function readSemaphoreAcquire(reply: unknown): SemaphoreAcquireReply {
+  const place = readPlace(reply);
+  if (place) return { taken: false, ...place };
   const code = Number(reply);
   return code < 0 ? { taken: false, recordedLimit: -code } : { taken: code === 1 };
 }
-

@@ -1,34 +1,58 @@
 -- semaphoreAcquire: take a semaphore's permit slots, all or none, if the
 -- resource's limit is the one the caller states. Each slot is a mutex key
 -- (SET NX semantics); a holder's lease is the key's TTL, so an expired
--- holder is gone with its key and nothing needs pruning.
+-- holder is gone with its key and nothing needs pruning. In line mode a
+-- caller that finds a slot held stands in the resource's wait line, which
+-- semaphoreRelease.lua wakes from.
 -- KEYS[1]     the resource's limit record
 -- KEYS[2..n]  the permit slots to take
+-- KEYS[n+1], KEYS[n+2]  line mode only: the limit record's wait line and
+--             its lease (lineKeys.ts)
+-- KEYS[n+3..] line mode only: every permit slot of the resource, `limit` of
+--             them, to tell a full semaphore from a held candidate
 -- ARGV[1]     the holder's random value
 -- ARGV[2]     TTL in milliseconds
 -- ARGV[3]     the limit the caller states
+-- ARGV[4]     'line' when the caller waits (after its first attempt
+--             failed); absent otherwise
+-- ARGV[5]     line mode: the lease in ms of its place (and the line keys' TTL)
+-- ARGV[6]     line mode: the caller's ticket, the same on every node
 -- Returns 1 when every slot now holds the value (the limit record then lasts
--- at least the TTL, so it outlives every slot beside it), 0 when any slot is
--- held (nothing is written), or minus the recorded limit when the record
--- holds another limit (nothing is written).
+-- at least the TTL, so it outlives every slot beside it; in line mode the
+-- caller left the line), 0 when any slot is held (nothing is written), or
+-- minus the recorded limit when the record holds another limit (nothing is
+-- written). In line mode a held slot returns 0 while enough other slots
+-- are free for the caller to try them, and otherwise {-ticket, server µs},
+-- the caller's place in the line it now stands in (line.lua's
+-- stand_in_line): no other set of slots would do either.
+-- (line.lua's helpers are put in front of this source.)
+local in_line = ARGV[4] == 'line'
+if in_line and redis.replicate_commands then redis.replicate_commands() end
 local limitKey = KEYS[1]
 local value = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local limit = ARGV[3]
+local slots = in_line and #KEYS - 2 - tonumber(limit) or #KEYS
 
 local recorded = redis.call('GET', limitKey)
 if recorded and recorded ~= limit then
   return -tonumber(recorded)
 end
-for i = 2, #KEYS do
+for i = 2, slots do
   if redis.call('EXISTS', KEYS[i]) == 1 then
-    return 0
+    if not in_line then return 0 end
+    local free = 0
+    for j = slots + 3, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+    if free >= slots - 1 then return 0 end
+    local now_ms, now_us = server_time()
+    return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
   end
 end
-for i = 2, #KEYS do
+for i = 2, slots do
   redis.call('SET', KEYS[i], value, 'PX', ttl)
 end
 if redis.call('PTTL', limitKey) < ttl then
   redis.call('SET', limitKey, limit, 'PX', ttl)
 end
+if in_line then leave_line(KEYS[slots + 1], KEYS[slots + 2], value) end
 return 1

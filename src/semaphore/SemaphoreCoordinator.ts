@@ -4,7 +4,7 @@ import type { NodeOutcome } from '../shared/outcome.js';
 import type { Lock } from '../lock/Lock.js';
 import type { LockedRoutine } from '../lock/Locker.js';
 import type { ResolvedOptions } from '../lock/options.js';
-import type { LockNode } from '../node/LockNode.js';
+import type { FencedOutcome, LockNode } from '../node/LockNode.js';
 import type { ConnectWait } from '../node/RequestDeadline.js';
 import { QuorumCoordinator } from '../redlock/QuorumCoordinator.js';
 import { holdWhile } from '../lock/reentry/holdWhile.js';
@@ -73,6 +73,8 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
         if (mismatch) throw mismatch;
         if (!(error instanceof LockHeldError)) throw error;
         held = error;
+        // A quorum put us in line: too few slots free there, so no other set would be granted.
+        if (position && countPlaces(error.outcomes) >= this.quorum) break;
       }
     }
     throw new LockHeldError({ resources: [resource], nodeCount: this.nodeCount, quorum: this.quorum, outcomes: held?.outcomes ?? [] });
@@ -85,6 +87,11 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     }
     return permitKeys(resource, Array.from({ length: permits }, (_, slot) => slot));
   }
+}
+
+/** The nodes that answered with a place in the wait line (FencedOutcome.ticket). */
+function countPlaces(outcomes: readonly NodeOutcome[]): number {
+  return outcomes.filter((outcome) => (outcome as FencedOutcome).ticket !== undefined).length;
 }
 
 function limitMismatchIn(error: unknown): LimitMismatchError | undefined {

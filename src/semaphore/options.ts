@@ -11,8 +11,6 @@ export interface SemaphoreOptions extends LockerOptions {
   readonly limit: number;
   /** Not offered: a fencing token belongs to one holder of one resource. */
   readonly fencing?: false;
-  /** Not offered: waiters poll with the retry policy's backoff. */
-  readonly wakeUp?: false;
   /** Not offered: re-entering a permit has no clear meaning. */
   readonly reentrant?: false;
 }
@@ -31,7 +29,7 @@ export interface ResolvedSemaphoreOptions {
   readonly settings: ResolvedOptions;
 }
 
-const UNOFFERED = ['fencing', 'wakeUp', 'reentrant'] as const;
+const UNOFFERED = ['fencing', 'reentrant'] as const;
 
 export function resolveSemaphoreOptions(options: unknown): ResolvedSemaphoreOptions {
   if (options === undefined) throw new InvalidArgumentError('options.limit', 'a semaphore needs a limit ({ limit: K })');
@@ -44,7 +42,7 @@ export function resolveSemaphoreOptions(options: unknown): ResolvedSemaphoreOpti
     if ((locker as LockerOptions)[flag] === true) throw new InvalidArgumentError(`options.${flag}`, 'a semaphore does not offer it');
   }
   const settings = resolveLockerOptions(locker);
-  return { limit, settings: { ...settings, fencing: false, wakeUp: false, reentrant: false } };
+  return { limit, settings: { ...settings, fencing: false, reentrant: false } };
 }
 
 /** Splits a call's `permits` from the locker's own acquire options. */

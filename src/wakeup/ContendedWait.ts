@@ -9,7 +9,6 @@ import {
   leaveAlone,
   Line,
   type LineSpace,
-  lineKey,
   type LocalHandover,
   type LocalTaker,
   type LoneHead,
@@ -21,6 +20,8 @@ import {
 export interface WaitHooks {
   openWatch(keys: readonly string[]): ReleaseWatch;
   keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
+  /** The line of this process a waiter for `keys` joins (see LineSpace): waiters that may enter together get one each. */
+  localLine(keys: readonly string[], value: string): string;
 }
 
 /**
@@ -78,7 +79,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     this.#keys = keys;
     this.#value = value;
     this.#hooks = hooks;
-    this.#lineKey = lineKey(keys);
+    this.#lineKey = hooks.localLine(keys, value);
     this.#deadline = deadline;
     this.#clock = clock;
     this.#signal = signal;

@@ -144,7 +144,7 @@ describe('RedisReadWriteLock on one node', () => {
 
   it('names bad arguments', async () => {
     expect(() => new RedisReadWriteLock(client, { writerClaimMs: 0 })).toThrow(/options.writerClaimMs/);
-    expect(() => new RedisReadWriteLock(client, { wakeUp: true as never })).toThrow(InvalidArgumentError);
+    expect(() => new RedisReadWriteLock(client, { wakeUp: 'yes' as never })).toThrow(InvalidArgumentError);
     await expect(new RedisReadWriteLock(client).read.acquire('', 1_000)).rejects.toThrow(/resource/);
   });
 });

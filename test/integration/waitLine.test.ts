@@ -5,7 +5,6 @@
  * (about a second by default), however many died. Bounds are asserted with
  * slack for a busy 2-core machine; speed is not.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { patient } from '../support/patient.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { holderValue } from '../../src/scripts/waiterMark.js';
 import { LEASE_MS, LinePosition } from '../../src/wakeup/LinePosition.js';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { killChildren, startChild } from '../support/childFixture.js';
 
 /** Holders that wait for child processes to line up: it must outlast their start on a loaded machine (several seconds each). */
 const HOLDER_TTL_MS = 120_000;
@@ -24,33 +24,6 @@ const HOLDER_TTL_MS = 120_000;
 /** What a dead waiter may cost by design (lease + the default largest backoff), and slack for a loaded machine. */
 const BOUND_MS = LEASE_MS + 400;
 const SLACK_MS = 1_500;
-
-const children = new Set<ChildProcess>();
-
-function startChild(fixture: string, args: readonly string[]): { child: ChildProcess; said: (text: string) => Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-lua.mjs', `test/integration/fixtures/${fixture}.ts`, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let out = '';
-  const waiting = new Set<() => void>();
-  child.stdout?.on('data', (chunk) => {
-    out += String(chunk);
-    for (const check of waiting) check();
-  });
-  const said = (text: string) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!out.includes(text)) return;
-        waiting.delete(check);
-        resolve();
-      };
-      waiting.add(check);
-      check();
-    });
-  return { child, said };
-}
 
 async function lineOf(client: Redis, resource: string): Promise<string[]> {
   return client.zrange(lineKeysFor(resource)[0], 0, -1);
@@ -77,7 +50,7 @@ describe('wait lines across processes', () => {
     await nodes.flushAll();
   });
   afterEach(() => {
-    for (const child of children) child.kill('SIGKILL');
+    killChildren();
   });
 
   it('a waiter process killed -9 in line holds up the next one no longer than the lease and one backoff', async () => {

@@ -69,8 +69,8 @@ describe('Lua scripts', () => {
     expect(header).toMatch(/Returns/);
   });
 
-  // line.lua only defines helpers (server_time reads TIME); the scripts that call them are checked.
-  it.each(scripts.filter((name) => name !== 'line.lua'))('%s calls redis.replicate_commands() first if it reads TIME and then writes', (name) => {
+  // line.lua and rwWake.lua only define helpers (server_time reads TIME); the scripts that call them are checked.
+  it.each(scripts.filter((name) => name !== 'line.lua' && name !== 'rwWake.lua'))('%s calls redis.replicate_commands() first if it reads TIME and then writes', (name) => {
     const source = readFileSync(join(scriptsDir, name), 'utf8');
     const body = source.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
     const reads = [body.indexOf("'TIME'"), body.indexOf('server_time()')].filter((index) => index !== -1);
@@ -92,8 +92,13 @@ describe('Lua scripts', () => {
 
   it('every script that uses the line helpers gets them in front of its own source', async () => {
     const { acquireScript, keepaliveScript, leaveScript, releaseScript } = await import('../../src/scripts/index.js');
+    const { semaphoreAcquireScript, semaphoreReleaseScript } = await import('../../src/scripts/semaphore.js');
+    const { rwReadScript, rwReadReleaseScript, rwWriteScript, rwWriteReleaseScript } = await import('../../src/scripts/readWrite.js');
     const helpers = readFileSync(join(scriptsDir, 'line.lua'), 'utf8');
-    for (const script of [acquireScript, keepaliveScript, leaveScript, releaseScript]) expect(script.source.startsWith(helpers), script.name).toBe(true);
+    const lineUsers = [acquireScript, keepaliveScript, leaveScript, releaseScript, semaphoreAcquireScript, semaphoreReleaseScript, rwReadScript, rwWriteScript];
+    for (const script of [...lineUsers, rwReadReleaseScript, rwWriteReleaseScript]) expect(script.source.startsWith(helpers), script.name).toBe(true);
+    const wake = readFileSync(join(scriptsDir, 'rwWake.lua'), 'utf8');
+    for (const script of [rwReadReleaseScript, rwWriteReleaseScript]) expect(script.source.includes(wake), script.name).toBe(true);
   });
 
   it('the allow-list check catches a command newer than Redis 5', () => {
