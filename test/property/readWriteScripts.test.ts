@@ -15,10 +15,9 @@
  * server_time's body (line.lua's, shared with the wait-line scripts) is not
  * the library's here; the read-write lock's integration tests run it.
  */
-import type { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { readWriteKeys } from '../../src/rwlock/readWriteKeys.js';
 import { fencingKeyFor } from '../../src/scripts/fencingKey.js';
@@ -27,14 +26,13 @@ import readSource from '../../src/scripts/rwRead.lua';
 import readExtendSource from '../../src/scripts/rwReadExtend.lua';
 import readReleaseSource from '../../src/scripts/rwReadRelease.lua';
 import writeSource from '../../src/scripts/rwWrite.lua';
-import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { SimulatedReadWriteNode } from '../support/SimulatedReadWriteNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { checkProperty, timeoutFor } from './fcConfig.js';
+import { expectTtl, oneRealNode } from './modelCheck.js';
 
 const UNIT_MS = 1000;
 const RUNS = 400;
-const TTL_SLACK_MS = 50;
 /** The scripts' clock at the start of a run, in ms: large enough that a first fencing token is the clock's, as on a real node. */
 const START_MS = 1_700_000_000_000;
 const CLOCK_KEY = 'model:now';
@@ -73,18 +71,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 3 }).map((k) => k * UNIT_MS) }) },
 );
 
-let nodes: LocalNodeSet;
-let client: Redis;
-
-beforeAll(async () => {
-  nodes = await startNodes(1);
-  [client] = nodes.clients() as [Redis];
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await nodes?.stopAll();
-});
+const realNode = oneRealNode();
 
 const isOne = (reply: unknown) => Number(reply);
 const token = (reply: unknown) => (Array.isArray(reply) ? BigInt(reply[0] as number | string) : Number(reply));
@@ -136,6 +123,7 @@ describe('the read-write scripts against SimulatedReadWriteNode', () => {
   it(
     'give the same replies, keys, values, TTLs and leases for random read/write/extend/release/advance sequences',
     async () => {
+      const client = realNode();
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
       const seen = { read: 0, readRefused: 0, downgraded: 0, readExtended: 0, readReleased: 0, wrote: 0, fenced: 0, claimed: 0, claimBlocked: 0 };
@@ -168,15 +156,7 @@ describe('the read-write scripts against SimulatedReadWriteNode', () => {
             expect(pairs(await client.zrange(READERS, 0, -1, 'WITHSCORES')), `${where}, readers`).toEqual(model.readerLeases());
             for (const key of [WRITER, CLAIM, READERS, FENCING]) {
               const pttl = await client.pttl(key);
-              const elapsed = performance.now() - startedAt;
-              const expectedTtl = model.pttl(key);
-              if (expectedTtl < 0) {
-                expect(pttl, `${where}, PTTL ${key}`).toBe(expectedTtl);
-              } else {
-                // Real time only shortens the real TTL; a semantic difference is a whole second or more.
-                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeGreaterThanOrEqual(-1 - jumps);
-                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeLessThanOrEqual(elapsed + TTL_SLACK_MS);
-              }
+              expectTtl(`${where}, PTTL ${key}`, pttl, model.pttl(key), performance.now() - startedAt, jumps);
             }
           }
         }),

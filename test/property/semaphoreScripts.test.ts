@@ -6,23 +6,21 @@
  * values and TTLs must agree after every step. Time moves in whole seconds,
  * on Redis by taking it off every TTL (the skew nemesis' jump).
  */
-import type { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript } from '../../src/scripts/semaphore.js';
 import { limitKey, permitKeys, slotKey } from '../../src/semaphore/permitKeys.js';
-import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { checkProperty, timeoutFor } from './fcConfig.js';
+import { expectTtl, oneRealNode } from './modelCheck.js';
 
 const UNIT_MS = 1000;
 const RESOURCE = 's';
 const SLOTS = 3;
 const RUNS = 150;
-const TTL_SLACK_MS = 50;
 
 type Command =
   | { readonly op: 'acquire' | 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
@@ -40,18 +38,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 
-let nodes: LocalNodeSet;
-let client: Redis;
-
-beforeAll(async () => {
-  nodes = await startNodes(1);
-  [client] = nodes.clients() as [Redis];
-});
-
-afterAll(async () => {
-  client?.disconnect();
-  await nodes?.stopAll();
-});
+const realNode = oneRealNode();
 
 async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number> {
   const keys = permitKeys(RESOURCE, command.slots);
@@ -83,6 +70,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
   it(
     'give the same replies, keys, values and TTLs for random acquire/extend/release/advance sequences',
     async () => {
+      const client = realNode();
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
       const seen = { taken: 0, held: 0, mismatch: 0, extended: 0, released: 0 };
@@ -112,14 +100,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
               const [value, pttl] = await Promise.all([client.get(key), client.pttl(key)]);
               const elapsed = performance.now() - startedAt;
               expect(value, `${where}, GET ${key}`).toBe(model.get(key));
-              const expectedTtl = model.pttl(key);
-              if (expectedTtl === -2) {
-                expect(pttl, `${where}, PTTL ${key}`).toBe(-2);
-              } else {
-                // Real time only shortens the real TTL; a semantic difference is a whole second or more.
-                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeGreaterThanOrEqual(-1 - jumps);
-                expect(expectedTtl - pttl, `${where}, PTTL ${key}`).toBeLessThanOrEqual(elapsed + TTL_SLACK_MS);
-              }
+              expectTtl(`${where}, PTTL ${key}`, pttl, model.pttl(key), elapsed, jumps);
             }
           }
         }),

@@ -16,19 +16,18 @@
  * integration tests show real leases passing). Tickets come from TIME too,
  * so only their order is compared, through the lines' order.
  */
-import type { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { type Announce, RELEASE_CHANNEL_PREFIX } from '../../src/scripts/release.js';
 import { FakeClock } from '../support/FakeClock.js';
-import { type LocalNodeSet, startNodes } from '../support/harness.js';
 import { SimulatedNode } from '../support/SimulatedNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { checkProperty, timeoutFor } from './fcConfig.js';
+import { oneRealNode } from './modelCheck.js';
 
 const UNIT_MS = 1000;
 const KEYS = ['a', 'b', 'c', 'd'] as const;
@@ -60,17 +59,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 
-let nodes: LocalNodeSet;
-let client: Redis;
-
-beforeAll(async () => {
-  nodes = await startNodes(1);
-  [client] = nodes.clients() as [Redis];
-});
-
-afterAll(async () => {
-  await nodes?.stopAll();
-});
+const realNode = oneRealNode();
 
 type Reply = boolean | number | string;
 
@@ -112,6 +101,7 @@ async function both(command: Exclude<Command, { op: 'advance' }>, simulated: Sim
 
 describe('SimulatedNode against a real redis-server', () => {
   it('gives the same replies, values and TTLs for random acquire/extend/release/advance sequences', async () => {
+    const client = realNode();
     const real = new RedisNodeBackend(client);
     const nemesis = new SkewNemesis(client, { rate: 1 });
     await checkProperty(
@@ -206,6 +196,7 @@ describe('SimulatedNode against a real redis-server', () => {
   });
 
   it('expires keys when their TTL has run out in real time, as the simulation does', async () => {
+    const client = realNode();
     const real = new RedisNodeBackend(client);
     await checkProperty(
       fc.asyncProperty(
