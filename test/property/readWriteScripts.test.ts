@@ -1,7 +1,7 @@
 /**
  * The read-write lock's scripts against their model: random read / read
  * extend (or downgrade) / read release / write (with and without fencing) /
- * writer extend / writer release / advance sequences, with few values so
+ * writer extend (the mutex's) / writer release (rwWriteRelease) / advance sequences, with few values so
  * they collide, run on a real redis-server through RedisNodeBackend and on
  * a SimulatedReadWriteNode; replies, keys, values, TTLs and the readers'
  * leases must agree after every step.
@@ -24,8 +24,12 @@ import { fencingKeyFor } from '../../src/scripts/fencingKey.js';
 import { LuaScript } from '../../src/scripts/LuaScript.js';
 import readSource from '../../src/scripts/rwRead.lua';
 import readExtendSource from '../../src/scripts/rwReadExtend.lua';
+import lineSource from '../../src/scripts/line.lua';
+import { waitLineOf } from '../../src/redlock/scriptRequest.js';
 import readReleaseSource from '../../src/scripts/rwReadRelease.lua';
+import wakeSource from '../../src/scripts/rwWake.lua';
 import writeSource from '../../src/scripts/rwWrite.lua';
+import writeReleaseSource from '../../src/scripts/rwWriteRelease.lua';
 import { SimulatedReadWriteNode } from '../support/SimulatedReadWriteNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { checkProperty, timeoutFor } from './fcConfig.js';
@@ -37,20 +41,25 @@ const RUNS = 400;
 const START_MS = 1_700_000_000_000;
 const CLOCK_KEY = 'model:now';
 
+// Put after line.lua's helpers, it stands in for line.lua's server_time in the code that follows.
 const MODEL_CLOCK = `
 local function server_time()
   local now = tonumber(redis.call('GET', '${CLOCK_KEY}'))
   return now, now * 1000
 end
 `;
-const withModelClock = (name: string, source: string) => new LuaScript(`${name}-model-clock`, `${MODEL_CLOCK}\n${source}`);
+/** A script as lineScript() builds it, with the model's clock. */
+const withModelClock = (name: string, ...sources: string[]) => new LuaScript(`${name}-model-clock`, [lineSource, MODEL_CLOCK, ...sources].join('\n'));
 const readScript = withModelClock('rwRead', readSource);
 const readExtendScript = withModelClock('rwReadExtend', readExtendSource);
-const readReleaseScript = new LuaScript('rwReadRelease', readReleaseSource);
+const readReleaseScript = withModelClock('rwReadRelease', wakeSource, readReleaseSource);
 const writeScript = withModelClock('rwWrite', writeSource);
+const writeReleaseScript = withModelClock('rwWriteRelease', wakeSource, writeReleaseSource);
 
 const [WRITER, READERS, CLAIM] = readWriteKeys('r');
 const FENCING = fencingKeyFor(WRITER);
+// With nobody in these lines, the releases wake nobody: what is checked is what they do to the keys.
+const RELEASE_KEYS = [WRITER, READERS, CLAIM, ...waitLineOf(WRITER), ...waitLineOf(READERS)];
 const STRING_KEYS = [WRITER, CLAIM, FENCING];
 
 type Command =
@@ -83,7 +92,7 @@ function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advanc
     case 'readExtend':
       return real.runScript(readExtendScript, [READERS, WRITER], [command.value, command.ttlMs], isOne);
     case 'readRelease':
-      return real.runScript(readReleaseScript, [READERS], [command.value], isOne);
+      return real.runScript(readReleaseScript, [READERS, WRITER, CLAIM, ...waitLineOf(WRITER)], [command.value], isOne);
     case 'write':
       return command.fence
         ? real.runScript(writeScript, [WRITER, READERS, CLAIM, FENCING], [command.value, command.ttlMs, command.claimMs, 'fence'], token)
@@ -91,7 +100,7 @@ function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advanc
     case 'writeExtend':
       return real.extend([WRITER], command.value, command.ttlMs).then(Number);
     case 'writeRelease':
-      return real.release([WRITER], command.value, 'plain');
+      return real.runScript(writeReleaseScript, RELEASE_KEYS, [command.value], isOne);
   }
 }
 
