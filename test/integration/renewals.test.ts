@@ -182,6 +182,12 @@ describe('renewals batched per node', () => {
       // The batch goes out on the next microtask: wait (without letting I/O in) until every node has it.
       for (let i = 0; i < 100 && clients.some((client) => client.commandQueue.length === 0); i++) await Promise.resolve();
       expect(clients.map((client) => client.commandQueue.length > 0)).toEqual([true, true, true]);
+      // A client with replies outstanding holds its writes back until the next tick (coalesceWrites):
+      // let that tick run, still without I/O, so the requests are on the wire before the long turn.
+      // Held back through it, they went out after it, and the deadline passed before any reply could
+      // come back (once in a CI check on a quiet machine).
+      await new Promise((resolve) => process.nextTick(resolve));
+      expect(clients.map((client) => client.stream.writableCorked)).toEqual([0, 0, 0]);
       // One synchronous turn four times the batch's timeout (100 locks, one script call: the node timeout).
       const blockedUntil = performance.now() + 4 * nodeTimeoutMs;
       while (performance.now() < blockedUntil) {
