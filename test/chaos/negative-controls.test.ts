@@ -42,6 +42,15 @@ async function lockBWhileAHolds(ctx: ControlContext, lockA: Lock, ttlMs: number)
   await lockA.release();
 }
 
+/** Waits until `key` exists on the node `admin` talks to. */
+async function untilPresent(admin: { exists(key: string): Promise<number> }, key: string, withinMs: number): Promise<void> {
+  const started = performance.now();
+  while ((await admin.exists(key)) === 0) {
+    if (performance.now() - started > withinMs) throw new Error(`${key} never reached the node within ${withinMs} ms`);
+    await sleep(5);
+  }
+}
+
 /** reenter() makes one round: one whose nodes did not answer in time (a loaded machine) is asked again. */
 async function reenterDespiteSlowNodes(locker: Locker, resource: string, value: string): Promise<Lock> {
   for (let attempt = 1; ; attempt++) {
@@ -108,6 +117,9 @@ describe('chaos negative controls: the checker catches what breaks Redlock', () 
       const admins = MAJORITY.map((i) => cluster.admin(i));
       await waitReady(admins);
       const lockA = await a!.acquire(ctx.resource, 10_000);
+      // A quorum granted A: a majority node's write may still be on its way. It must be there
+      // before the jump, or it lands after it with a whole TTL (a CI check: still on n1 after 5 s).
+      await Promise.all(admins.map((admin) => untilPresent(admin, ctx.resource, 5_000)));
       await Promise.all(
         admins.map(async (admin, i) => {
           faults.instant('clock jump', cluster.nodeName(i), '+10000 ms');
