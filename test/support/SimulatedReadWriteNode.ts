@@ -83,7 +83,12 @@ export class SimulatedReadWriteNode {
   /** rwReadRelease.lua: 1 removed, 0 no such lease. */
   readRelease(value: string): number {
     if (!this.#readers.delete(value)) return 0;
-    if (this.#readers.size === 0) this.#dropReaders();
+    // rwReadRelease.lua prunes the ended leases before it decides whether to
+    // wake a writer, and only when one may wait: a writer's claim stands (or
+    // the writers' wait line exists, which no command here makes). Waking
+    // that claimant only publishes.
+    if (this.get(this.#keys.claim) !== null) this.#pruneReaders();
+    else if (this.#readers.size === 0) this.#dropReaders();
     return 1;
   }
 
