@@ -226,7 +226,17 @@ export function releaseRequest(
 
 /** A primitive's release request as its lock's own release (see releaseRequest's `final`): sent again after the lock's late writes. */
 export function finalRelease<O extends ReleaseOutcome>(request: NodeRequest<number, O>, value: string): NodeRequest<number, O> {
-  return { ...request, releases: value, afterLateWrite: (backend) => request.send(backend) };
+  // Field by field, in releaseRequest's shape: a spread copy is V8's slow clone path.
+  return {
+    awaitsConnection: request.awaitsConnection,
+    writes: request.writes,
+    releases: value,
+    deletes: request.deletes,
+    afterLateWrite: (backend) => request.send(backend),
+    send: request.send,
+    interpret: request.interpret,
+    describe: request.describe,
+  };
 }
 
 /**

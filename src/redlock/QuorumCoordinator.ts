@@ -239,7 +239,7 @@ export class QuorumCoordinator extends LockManager {
     }
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
-    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, contended: position !== undefined };
+    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, contended: position !== undefined, keys };
     // Not back in its place: first in line, it would be handed the keys it
     // just gave back, to hold them reserved while it backs off (ContendedWait
     // does not retry at once after this error: the same round trips against

@@ -66,8 +66,8 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     for (const slots of candidateSlots(this.limit, keys.length - 1, Math.random)) {
       const taken = permitKeys(resource, slots);
       try {
-        const grant = await super.acquireOnNodes(taken, value, ttlMs, position, connectWait);
-        return { ...grant, keys: taken };
+        // The grant names the slots it took (Grant.keys).
+        return await super.acquireOnNodes(taken, value, ttlMs, position, connectWait);
       } catch (error) {
         const mismatch = limitMismatchIn(error);
         if (mismatch) throw mismatch;
@@ -85,7 +85,9 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     if (typeof resource !== 'string' || resource === '') {
       throw new InvalidArgumentError('resource', 'expected a non-empty string: a semaphore counts permits of one resource');
     }
-    return permitKeys(resource, Array.from({ length: permits }, (_, slot) => slot));
+    const slots: number[] = [];
+    for (let slot = 0; slot < permits; slot++) slots.push(slot);
+    return permitKeys(resource, slots);
   }
 }
 

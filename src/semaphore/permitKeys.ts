@@ -15,7 +15,9 @@ export function slotKey(resource: string, slot: number): string {
 
 /** The limit record, then the slots: what a holder of these slots holds. */
 export function permitKeys(resource: string, slots: readonly number[]): string[] {
-  return [limitKey(resource), ...slots.map((slot) => slotKey(resource, slot))];
+  const keys = [limitKey(resource)];
+  for (const slot of slots) keys.push(slotKey(resource, slot));
+  return keys;
 }
 
 /** The resource whose limit record `key` is. */
