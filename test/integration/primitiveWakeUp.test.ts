@@ -29,6 +29,23 @@ const WAITING = { ...patient, retry: SLOW_POLL, acquireTimeoutMs: 60_000 };
  */
 const WOKEN_WITHIN_MS = 1_500;
 
+/**
+ * Until every node holds the lock's value in `keys` (a string key holding it,
+ * or a sorted set scoring it): a quorum granted the lock, and a slower node's
+ * write (one that first got NOSCRIPT, say) may still be on its way. A waiter
+ * started before it lands may take that key on that node, where the holder
+ * then never holds it; the node's line and wake-ups then differ from the
+ * others', which the exact counts below assume alike (seen under load: one
+ * node's slot taken by a waiter, its line never filled).
+ */
+async function landedEverywhere(clients: readonly Redis[], lock: Lock, keys: readonly string[]): Promise<void> {
+  const holds = async (client: Redis, key: string): Promise<boolean> =>
+    (await client.type(key)) === 'zset' ? (await client.zscore(key, lock.value)) !== null : (await client.get(key)) === lock.value;
+  await expect
+    .poll(async () => (await Promise.all(clients.flatMap((client) => keys.map((key) => holds(client, key))))).every(Boolean), { timeout: 10_000, interval: 10 })
+    .toBe(true);
+}
+
 /** Until the wait line of `resource` holds `length` waiters on every node. */
 async function lineHolds(clients: readonly Redis[], lineOf: string, length: number): Promise<void> {
   const [line] = lineKeysFor(lineOf);
@@ -99,6 +116,7 @@ for (const nodeCount of [1, 5]) {
       it('a release wakes one waiter in line at once, long before its 5 s poll, and only one per permit freed', async () => {
         const holders = semaphore(2);
         const held = [await holders.acquire('api', 30_000), await holders.acquire('api', 30_000)];
+        for (const lock of held) await landedEverywhere(clients, lock, lock.resources.slice(1));
         const acquired: Lock[] = [];
         const waiters = Array.from({ length: 3 }, () => semaphore(2).acquire('api', 30_000).then((lock) => acquired.push(lock)));
         await lineHolds(clients, limitKey('api'), 3);
@@ -125,6 +143,7 @@ for (const nodeCount of [1, 5]) {
 
       it('an aborted waiter rejects at once and leaves the line, and a release then wakes the next one', async () => {
         const holder = await semaphore(1).acquire('abort', 30_000);
+        await landedEverywhere(clients, holder, holder.resources.slice(1));
         const controller = new AbortController();
         const aborted = semaphore(1).acquire('abort', 30_000, { signal: controller.signal });
         await lineHolds(clients, limitKey('abort'), 1);
@@ -178,6 +197,7 @@ for (const nodeCount of [1, 5]) {
         const port = String(nodes.endpoints[0]!.port);
         const ports = nodes.endpoints.map((endpoint) => String(endpoint.port)).join(',');
         const holder = await semaphore(1).acquire('dead', 120_000);
+        await landedEverywhere(clients, holder, holder.resources.slice(1));
         startChild('semaphoreWaiter', [nodeCount === 1 ? port : ports, 'dead', '1', '1', '1', '1']);
         await lineHolds(clients, limitKey('dead'), 1);
         const next = semaphore(1, { ...patient, acquireTimeoutMs: 60_000 }).acquire('dead', 10_000);
@@ -198,7 +218,8 @@ for (const nodeCount of [1, 5]) {
     describe('waiting for a read-write lock', () => {
       it("a writer's release wakes every waiting reader at once", async () => {
         const writer = await rwLock().write.acquire('doc', 30_000);
-        const [, readersKey] = readWriteKeys('doc');
+        const [writerKey, readersKey] = readWriteKeys('doc');
+        await landedEverywhere(clients, writer, [writerKey]);
         const readers = Array.from({ length: 4 }, () => rwLock().read.acquire('doc', 30_000));
         await lineHolds(clients, readersKey, 4);
         const releasedAt = performance.now();
@@ -210,8 +231,9 @@ for (const nodeCount of [1, 5]) {
 
       it('a downgrade wakes the waiting readers, who read beside the downgraded writer', async () => {
         const rw = rwLock();
-        const [, readersKey] = readWriteKeys('doc');
+        const [writerKey, readersKey] = readWriteKeys('doc');
         const writer = await rw.write.acquire('doc', 30_000);
+        await landedEverywhere(clients, writer, [writerKey]);
         const readers = Array.from({ length: 3 }, () => rwLock().read.acquire('doc', 30_000));
         await lineHolds(clients, readersKey, 3);
         const downgradedAt = performance.now();
@@ -223,8 +245,9 @@ for (const nodeCount of [1, 5]) {
 
       it("the last reader's release wakes the waiting writer, and only it", async () => {
         const rw = rwLock();
-        const [writerKey] = readWriteKeys('doc');
+        const [writerKey, readersKey] = readWriteKeys('doc');
         const readers = [await rw.read.acquire('doc', 30_000), await rw.read.acquire('doc', 30_000)];
+        for (const reader of readers) await landedEverywhere(clients, reader, [readersKey]);
         const writing = rwLock().write.acquire('doc', 30_000);
         await lineHolds(clients, writerKey, 1);
         const wakeUps = await countWakeUps(clients);
@@ -247,6 +270,7 @@ for (const nodeCount of [1, 5]) {
       it("with a writer's claim standing, a writer's release wakes the claimant, not the readers it holds back", async () => {
         const [writerKey, readersKey] = readWriteKeys('doc');
         const first = await rwLock().write.acquire('doc', 30_000);
+        await landedEverywhere(clients, first, [writerKey]);
         const second = rwLock().write.acquire('doc', 30_000);
         await lineHolds(clients, writerKey, 1);
         const reading = rwLock().read.acquire('doc', 30_000);
