@@ -22,7 +22,14 @@ const FILES = [
 const CONTROLS = 'negative control|reports an overlap|reports a figure';
 const busy = process.argv.includes('--load') ? [1, 2].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })) : [];
 const stopBusy = () => busy.forEach((child) => child.kill());
-process.on('exit', stopBusy);
+// The busy children keep this process alive: they are stopped when it is done
+// (below) or interrupted, never left spinning (they once outlived a finished run).
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopBusy();
+    process.exit(130);
+  });
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'controls-'));
 const caught = new Map();
@@ -56,3 +63,4 @@ for (const [name, { caught: c, runs: r }] of caught) console.log(`${String(c).pa
 const all = [...caught.values()].every((t) => t.caught === runs && t.runs === runs);
 console.log(all ? `every control caught in ${runs} of ${runs} runs` : 'NOT every control caught in every run');
 process.exitCode = all ? 0 : 1;
+stopBusy();
