@@ -144,21 +144,44 @@ describe('syncReplicas with default options on hz 10', () => {
       const user = await connect(group);
       const client = user.client;
       const locker = new RedisLock(client, { nodeTimeoutMs: 1000, syncReplicas: { replicas: 1, timeoutMs: 2000 } });
-      // Twice: the first pass opens the two sync connections, the second is measured on them. A
+      // Each request has 1000 + 2000 + 2 x 100 ms; its WAIT answers 2000-2100 ms after it is
+      // sent, so the write's margin is the node timeout, 1000 ms. A pass in which this process's
+      // loop or the machine (a sentinel's PING, never the master's: that would wake it between
+      // ticks) stalled for half of it is the machine's: it is retried, not counted (at load 5 in
+      // a full-suite run, two cases' measured passes gave NODE_TIMEOUT together, once in 9
+      // runs). A second WAIT queued behind the first answers ~2 s late with no stall, and fails.
+      const marginMs = 500;
+      const [sentinel] = group.sentinelAddresses;
+      const probe = new StallProbe(new Redis({ host: sentinel?.host, port: sentinel?.port }));
+      context.onTestFinished(() => probe.stop());
+      const stalls: number[] = [];
+      // The first pass opens the two sync connections, the others are measured on them. A
       // request's deadline counts the opening of its connection (a sentinel lookup, then the
       // master), and at load 10 that took long enough for a second WAIT of 2 s to answer past
       // its 3.2 s (NODE_TIMEOUT, rightly). Where the second WAIT goes is what this case is about.
-      for (const pass of ['opening', 'measured']) {
-        const first = locker.tryAcquire(`a-${pass}`, 10_000).catch((e: unknown) => e);
+      for (let pass = 0; ; pass++) {
+        probe.mark();
+        const started = performance.now();
+        const took = (error: unknown) => ({ error, ms: Math.round(performance.now() - started) });
+        const first = locker.tryAcquire(`a-${pass}`, 10_000).catch(took);
         await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(1);
-        const second = locker.tryAcquire(`b-${pass}`, 10_000).catch((e: unknown) => e);
+        const second = locker.tryAcquire(`b-${pass}`, 10_000).catch(took);
         await expect.poll(() => blockedClients(group).then((ids) => ids.length), { timeout: 1500, interval: 20 }).toBe(2);
-        const errors = await Promise.all([first, second]);
-        if (pass === 'opening') continue;
-        for (const error of errors) {
-          expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC });
+        const failures = await Promise.all([first, second]);
+        const causes = failures.map((failure) => ((failure as { error?: QuorumUnreachableError }).error?.outcomes?.[0]?.error ?? failure));
+        // For a failure's message: when each request answered, from the pass's start.
+        const answeredMs = failures.map((failure) => (failure as { ms?: number }).ms).join(' and ');
+        if (pass === 0) continue;
+        const stall = probe.worstMs();
+        const synced = causes.every((cause) => (cause as { code?: string }).code === ErrorCode.REPLICA_SYNC);
+        if (!synced && stall >= marginMs && stalls.length < 3) {
+          stalls.push(Math.round(stall));
+          continue;
         }
+        for (const cause of causes) expect(cause, `answered after ${answeredMs} ms, stall ${Math.round(stall)} ms`).toMatchObject({ code: ErrorCode.REPLICA_SYNC });
+        break;
       }
+      if (stalls.length > 0) console.info(`[syncDefaults] ${stalls.length} pass(es) retried after a stall of the machine (ms): ${stalls.join(', ')}`);
       user.close();
     });
   });
