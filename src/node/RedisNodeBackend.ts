@@ -49,6 +49,11 @@ export class RedisNodeBackend implements NodeBackend {
   readonly pubSub: RedisPubSub | undefined;
   private readonly adapter: ClientAdapter;
 
+  /** How many scripts this backend's client resent after NOSCRIPT (see scriptResends). */
+  get scriptResends(): number {
+    return scriptResends(this.scripts);
+  }
+
   /** `client`: a client users pass (see assertClient.ts), or its adapter. */
   constructor(client: RedisClient | ClientAdapter, name?: string) {
     const adapter = isAdapter(client) ? client : adapterFor(client, 'client');
@@ -165,12 +170,12 @@ function syncedOn<T>(
   timeoutMs: number,
 ): Promise<SyncedReply<T>> {
   const connection = adapter.connectionMark();
-  const resendsBefore = scriptResends();
+  const resendsBefore = scriptResends(adapter.commands);
   const written = write();
   const acknowledged = wait(replicas, timeoutMs);
   return Promise.all([written, acknowledged])
     .then(([reply, count]) =>
-      scriptResends() === resendsBefore ? { reply, acknowledged: count } : wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
+      scriptResends(adapter.commands) === resendsBefore ? { reply, acknowledged: count } : wait(replicas, timeoutMs).then((again) => ({ reply, acknowledged: again })),
     )
     .then((synced): SyncedReply<T> => (adapter.connectionMark() === connection ? synced : { ...synced, connectionChanged: true }));
 }

@@ -1,5 +1,4 @@
 import type { SyncConnection, SyncSource } from './ClientAdapter.js';
-import { scriptResends } from '../scripts/index.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 
 /** Most connections one client opens for synced writes; beyond them, writes wait for the first one free. */
@@ -12,6 +11,8 @@ const MAX_CONNECTIONS = 16;
 const LINGER_MS = 2000;
 
 type Write<T> = (on: NodeBackend) => Promise<T>;
+/** A sync connection's backend, which counts the scripts its client resent. */
+type SyncBackend = NodeBackend & { readonly scriptResends: number };
 
 interface Entry {
   readonly write: Write<unknown>;
@@ -36,7 +37,7 @@ interface Batch {
 
 interface Connection {
   readonly client: SyncConnection;
-  readonly backend: NodeBackend;
+  readonly backend: SyncBackend;
   linger: NodeJS.Timeout | undefined;
 }
 
@@ -54,7 +55,7 @@ interface Connection {
  */
 export class SyncConnections {
   readonly #source: SyncSource;
-  readonly #backendFor: (connection: object) => NodeBackend;
+  readonly #backendFor: (connection: object) => SyncBackend;
   readonly #idle: Connection[] = [];
   #open = 0;
   /** Batches still taking writes in this tick, by replicas and timeout. */
@@ -63,7 +64,7 @@ export class SyncConnections {
   #waiting: (Entry & { readonly replicas: number; readonly timeoutMs: number })[] = [];
   #listening = false;
 
-  constructor(source: SyncSource, backendFor: (connection: object) => NodeBackend) {
+  constructor(source: SyncSource, backendFor: (connection: object) => SyncBackend) {
     this.#source = source;
     this.#backendFor = backendFor;
   }
@@ -107,7 +108,7 @@ export class SyncConnections {
 
   #start(connection: Connection, batch: Batch, entries: readonly Entry[]): void {
     this.#collecting.set(batch.key, { batch, connection });
-    const resendsBefore = scriptResends();
+    const resendsBefore = connection.backend.scriptResends;
     for (const entry of entries) this.#add(batch, connection, entry);
     process.nextTick(() => {
       this.#collecting.delete(batch.key);
@@ -152,7 +153,7 @@ export class SyncConnections {
     Promise.all([Promise.all(writes), acknowledged])
       .then(([replies, waited]) => {
         if ('error' in waited) throw waited.error;
-        return scriptResends() === resendsBefore
+        return connection.backend.scriptResends === resendsBefore
           ? { replies, count: waited.count }
           : client.wait(batch.replicas, batch.timeoutMs).then((again) => ({ replies, count: again }));
       })

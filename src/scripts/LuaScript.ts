@@ -6,16 +6,21 @@ export interface ScriptClient {
   eval(source: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 
-let resends = 0;
+/** Per script client: how many scripts were resent in full on it after NOSCRIPT. */
+const resends = new WeakMap<ScriptClient, number>();
 
 /**
- * How many scripts were resent in full after NOSCRIPT, in this process, so
- * far. A resent script runs after whatever was sent behind its EVALSHA (a
- * replica WAIT): a change in this count tells that such a follower may have
- * run before the write it was meant to follow.
+ * How many scripts were resent in full after NOSCRIPT on `client`, so far.
+ * A resent script runs after whatever was sent behind its EVALSHA on that
+ * client (a replica WAIT): a change in this count tells that such a follower
+ * may have run before the write it was meant to follow. Counted per client:
+ * a resend on another connection (another node's first script) says nothing
+ * of this one's WAIT. One count for the process sent a second WAIT, and a
+ * write waited twice the sync timeout, whenever any other client's first
+ * script ran meanwhile (three synced cases at once timed out so under load).
  */
-export function scriptResends(): number {
-  return resends;
+export function scriptResends(client: ScriptClient): number {
+  return resends.get(client) ?? 0;
 }
 
 /**
@@ -45,7 +50,7 @@ export class LuaScript {
   run<T>(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
     return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
       if (!isNoScriptError(error)) throw error;
-      resends++;
+      resends.set(client, (resends.get(client) ?? 0) + 1);
       return client.eval(this.source, keys.length, ...keys, ...args).then(read);
     });
   }

@@ -9,6 +9,7 @@ import {
   QuorumUnreachableError,
   RedisLock,
 } from '../../src/index.js';
+import { LuaScript, scriptResends } from '../../src/scripts/LuaScript.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
@@ -169,6 +170,21 @@ describe('RedisLock', () => {
     await forget();
     expect((await lock.release()).released).toBe(1);
     expect(await redis.exists('flush:a', 'flush:b')).toBe(0);
+  });
+
+  it("counts a script resent after NOSCRIPT on its own client only: another connection's says nothing of this one's WAIT", async () => {
+    const elsewhere = redis.duplicate();
+    try {
+      await redis.script('FLUSH');
+      const before = [scriptResends(redis), scriptResends(elsewhere)];
+      const read = (reply: unknown) => reply;
+      await new LuaScript('one', 'return 1').run(elsewhere, [], [], read);
+      expect([scriptResends(redis), scriptResends(elsewhere)]).toEqual([before[0], before[1]! + 1]);
+      await new LuaScript('two', 'return 2').run(redis, [], [], read);
+      expect([scriptResends(redis), scriptResends(elsewhere)]).toEqual([before[0]! + 1, before[1]! + 1]);
+    } finally {
+      elsewhere.disconnect();
+    }
   });
 
   it('fails to extend an expired lock without a round trip', async () => {
