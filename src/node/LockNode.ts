@@ -2,7 +2,7 @@ import type { Clock } from '../clock/Clock.js';
 import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../shared/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
 import type { KeyState } from '../scripts/inspect.js';
-import type { Announce, Rejoin } from '../scripts/release.js';
+import type { Announce, Rejoin, UndoneInLine } from '../scripts/release.js';
 import type { RenewalEntry } from '../scripts/extendMany.js';
 import type { NodeBackend } from './NodeBackend.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
@@ -13,6 +13,11 @@ import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 export interface ReleaseOutcome extends NodeOutcome {
   /** Keys deleted on this node (0 for expired, foreign, error or timeout). */
   readonly released: number;
+}
+
+export interface UndoOutcome extends ReleaseOutcome {
+  /** See UndoneInLine.rejoinedAtUs. */
+  readonly rejoinedAtUs?: number | undefined;
 }
 
 export interface FencedOutcome extends NodeOutcome {
@@ -199,7 +204,7 @@ function releaseOutcome(node: string, status: NodeStatus, ms: number, count: num
 }
 
 /**
- * `announce`, `rejoin`: see NodeBackend.release. `final`: the lock's own
+ * `announce`: see NodeBackend.release. `final`: the lock's own
  * release (by its holder, or at its end), which is sent again after the
  * lock's late writes; never the undo of one attempt, whose value the next
  * attempt of the same acquire takes again (a wait line may even hand it the
@@ -209,7 +214,6 @@ export function releaseRequest(
   keys: readonly string[],
   value: string,
   announce: Announce = 'marked',
-  rejoin?: Rejoin,
   final = false,
 ): NodeRequest<number, ReleaseOutcome> {
   // One shape for every release, final or not: a spread of an optional part
@@ -218,9 +222,20 @@ export function releaseRequest(
     releases: final ? value : undefined,
     afterLateWrite: final ? (backend: NodeBackend) => backend.release(keys, value) : undefined,
     deletes: value,
-    send: (backend) => backend.release(keys, value, announce, rejoin),
+    send: (backend) => backend.release(keys, value, announce),
     interpret: releaseStatus,
     describe: releaseOutcome,
+  };
+}
+
+/** The undo of a waiter's failed attempt, as NodeBackend.undoInLine (a plain undo where the backend lacks it). */
+export function undoInLineRequest(keys: readonly string[], value: string, rejoin: Rejoin): NodeRequest<UndoneInLine, UndoOutcome> {
+  return {
+    deletes: value,
+    send: (backend) => backend.undoInLine?.(keys, value, rejoin) ?? backend.release(keys, value, 'none').then((released) => ({ released })),
+    interpret: (undone) => releaseStatus(undone.released),
+    describe: (node, status, ms, undone, error) =>
+      error || !undone ? releaseOutcome(node, status, ms, 0, error) : { node, status, ms, released: undone.released, rejoinedAtUs: undone.rejoinedAtUs },
   };
 }
 

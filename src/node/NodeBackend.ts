@@ -1,6 +1,6 @@
 import type { NodeConnectionError } from '../shared/errors.js';
 import type { KeyState, LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry } from '../scripts/index.js';
-import type { Announce, Rejoin } from '../scripts/release.js';
+import type { Announce, Rejoin, UndoneInLine } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
 /** Marks a NodeBackend that lockers take as it is, where they take a client (the in-memory node of quorumlock/testing). */
@@ -59,9 +59,16 @@ export interface NodeBackend {
    * How many keys still held `value` (marked by a waiter or not) and were
    * deleted; a deleted key with a wait line goes to its head. `announce`
    * tells which other deletions release watchers hear of (default: those a
-   * waiter marked); `rejoin` puts an undoing waiter back in its place first.
+   * waiter marked).
    */
-  release(keys: readonly string[], value: string, announce?: Announce, rejoin?: Rejoin): Promise<number>;
+  release(keys: readonly string[], value: string, announce?: Announce): Promise<number>;
+  /**
+   * The undo of a failed attempt by a waiter in line: release with `none`
+   * that puts the waiter back in its place first, so a freed key may be
+   * handed straight back to it. Backends without it undo with a plain
+   * release (`none`): the waiter's place then waits for its next attempt.
+   */
+  undoInLine?(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine>;
   /**
    * Acquire that also hands out each resource's next fencing token; null when
    * any key holds another value. Backends without it cannot serve `fencing: true`.

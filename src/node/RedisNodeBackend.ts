@@ -20,6 +20,8 @@ import {
   type ScriptClient,
   type SetClient,
   scriptResends,
+  type UndoneInLine,
+  undoInLine,
   verify,
 } from '../scripts/index.js';
 import { adapterFor, type RedisClient } from './assertClient.js';
@@ -138,9 +140,14 @@ export class RedisNodeBackend implements NodeBackend {
     return Promise.all(resources.map((resource) => inspectKey(this.scripts, resource)));
   }
 
-  release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
+  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
     this.coalesce();
-    return release(this.scripts, keys, value, announce, rejoin);
+    return release(this.scripts, keys, value, announce);
+  }
+
+  undoInLine(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
+    this.coalesce();
+    return undoInLine(this.scripts, keys, value, rejoin);
   }
 
   runScript<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {

@@ -28,6 +28,8 @@ import {
   type LockNode,
   type NodeRequest,
   releaseRequest,
+  type UndoOutcome,
+  undoInLineRequest,
   type VerifyOutcome,
   verifyRequest,
   finalRelease,
@@ -246,7 +248,7 @@ export class QuorumCoordinator extends LockManager {
     // the same TTL would fail the same way). They go to the next waiter
     // instead; our ticket puts us back in our place at our next attempt.
     this.#givenUp.note(value, keys, result.byNode, () => result.settled);
-    await this.#undoAcquire(keys, value, result.byNode, undefined);
+    await this.#undoAcquire(keys, value, result.byNode, position, false);
     throw new ValidityExhaustedError(keys, left, result.outcomes);
   }
 
@@ -400,7 +402,7 @@ export class QuorumCoordinator extends LockManager {
     const nodes = this.nodes.length;
     const own = this.#requests?.release?.(keys, value);
     const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const request = own ? finalRelease(own, value) : releaseRequest(keys, value, announce, undefined, true);
+    const request = own ? finalRelease(own, value) : releaseRequest(keys, value, announce, true);
     const result = await vote(this.nodes, this.quorum, request, deadline);
     return new DecidedRelease(nodes, result);
   }
@@ -412,23 +414,31 @@ export class QuorumCoordinator extends LockManager {
    * nodes that had not answered yet are included, since their SET may have
    * been applied. The release follows the acquire on the same connection, so
    * it runs after it. A waiter in the wait lines (`position`) is put back in
-   * its place there, so a node that granted it keeps it first in line.
+   * its place there (unless `rejoinLine` is false), so a node that granted
+   * it keeps it first in line.
    */
   async #undoAcquire(
     keys: readonly string[],
     value: string,
     decided: readonly (NodeOutcome | undefined)[],
     position: LinePosition | undefined,
+    rejoinLine = true,
   ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
-    const rejoin = position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
-    const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'none', rejoin);
+    const rejoin = rejoinLine && position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
+    const own = this.#requests?.release?.(keys, value);
+    const undo: NodeRequest<unknown, UndoOutcome> = own ?? (rejoin ? undoInLineRequest(keys, value, rejoin) : releaseRequest(keys, value, 'none'));
     const undone = this.nodes.flatMap((node, index) => (decided[index]?.status === 'held' ? [] : [{ node, index }]));
     // Where the undo rejoined, we may stand in line again: keep that place
     // alive, and leave it if we give up (else it would take a handoff,
     // reserved for nobody, until its lease ran out).
     if (rejoin) for (const { index } of undone) position?.heard(index, 0);
-    await Promise.all(undone.map(({ node }) => node.ask(undo, deadline)));
+    const outcomes = await Promise.all(undone.map(({ node, index }) => node.ask(undo, deadline).then((outcome) => ({ outcome, index }))));
+    if (!position) return;
+    // Our value deleted where the attempt took nothing was a handoff's reservation (LinePosition.tookBack).
+    for (const { outcome, index } of outcomes) {
+      if (outcome.released > 0 && decided[index]?.status !== 'ok') position.tookBack(index, outcome.rejoinedAtUs);
+    }
   }
 
   protected endAttempts(value: string, kept: readonly string[] | undefined): boolean {

@@ -6,7 +6,7 @@ export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';
 export { keepalive, keepaliveScript, leave, leaveScript, type LineEntry, RESERVATION_MS } from './line.js';
 export { companionKey, lineKeysFor } from './lineKeys.js';
-export { type Announce, RELEASE_CHANNEL_PREFIX, type Rejoin, release, releaseScript } from './release.js';
+export { type Announce, RELEASE_CHANNEL_PREFIX, type Rejoin, release, releaseScript, type UndoneInLine, undoInLine } from './release.js';
 export { inspectKey, inspectScript, type KeyState } from './inspect.js';
 export { verify, verifyScript } from './verify.js';
 export { holderValue, isMarked, WAITER_MARK } from './waiterMark.js';

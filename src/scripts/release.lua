@@ -23,6 +23,9 @@
 --                 caller backs off from rather than retry at once)
 -- Returns the number of keys deleted; keys that expired or hold another value
 -- are left alone, so releasing an expired lock returns 0 and is not an error.
+-- With ARGV[4]: {deleted, server µs when the caller was put back in line, or
+-- 0 if it was not}; a handoff announced to it at that time or later is one
+-- it may count (wakeup/handoffGrant.ts), this script's own among them.
 -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
 if redis.replicate_commands then redis.replicate_commands() end
 local value = ARGV[1]
@@ -31,6 +34,7 @@ local reservation_ms = ARGV[3] or '600'
 local n = #KEYS / 3
 local released = 0
 local now_ms, now_us = nil, nil
+local rejoined_us = 0
 
 for i = 1, n do
   local key = KEYS[i]
@@ -50,6 +54,7 @@ for i = 1, n do
       if ARGV[4] then
         redis.call('ZADD', line, ARGV[4], value)
         redis.call('ZADD', lease, string.format('%.0f', now_ms + tonumber(ARGV[5])), value)
+        rejoined_us = now_us
       end
       handed = hand_off(key, line, lease, now_ms, now_us, reservation_ms)
     end
@@ -58,4 +63,5 @@ for i = 1, n do
     end
   end
 end
+if ARGV[4] then return {released, rejoined_us} end
 return released

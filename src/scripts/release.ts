@@ -34,18 +34,24 @@ export interface Rejoin {
   readonly leaseMs: number;
 }
 
+/** What an undo by a waiter in line did on one node. */
+export interface UndoneInLine {
+  /** Keys that still held our value and were deleted. */
+  readonly released: number;
+  /**
+   * The node's server time in µs when it put us back in line, if it did: a
+   * handoff to us announced at that time or later came after the undo (its
+   * own handoff among them), and may count (wakeup/handoffGrant.ts).
+   */
+  readonly rejoinedAtUs?: number;
+}
+
 /**
  * How many keys still held `value` (marked or not) and were deleted. An undo
  * (`none`) sends the whole script, so it runs even on a node whose replies
  * are lost and that forgot the script.
  */
-export function release(
-  client: ScriptClient,
-  keys: readonly string[],
-  value: string,
-  announce: Announce = 'marked',
-  rejoin?: Rejoin,
-): Promise<number> {
+export function release(client: ScriptClient, keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
   if (announce === 'plain') {
     return releasePlainScript.run(client, keys, [value], Number).then((released) =>
       // A waiter marked a key while we held it: hand the keys over in line order.
@@ -53,9 +59,21 @@ export function release(
     );
   }
   const all = withLines(keys);
-  if (announce === 'none') {
-    const args = rejoin ? [value, 'none', String(RESERVATION_MS), rejoin.ticket, rejoin.leaseMs] : [value, 'none'];
-    return runInline(releaseScript, client, all, args, Number);
-  }
+  if (announce === 'none') return runInline(releaseScript, client, all, [value, 'none'], Number);
   return releaseScript.run(client, all, announce === 'all' ? [value, 'all'] : [value], Number);
+}
+
+/**
+ * The undo of a failed attempt by a waiter in line (release with `none`,
+ * whole script): our value deleted where it landed, and our place restored
+ * before a freed key is handed on, so it may come straight back to us.
+ */
+export function undoInLine(client: ScriptClient, keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
+  const args = [value, 'none', String(RESERVATION_MS), rejoin.ticket, rejoin.leaseMs];
+  return runInline(releaseScript, client, withLines(keys), args, readUndone);
+}
+
+function readUndone(reply: unknown): UndoneInLine {
+  const [released, rejoinedAtUs] = reply as [number, number];
+  return rejoinedAtUs > 0 ? { released: Number(released), rejoinedAtUs: Number(rejoinedAtUs) } : { released: Number(released) };
 }

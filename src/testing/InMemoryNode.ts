@@ -24,7 +24,7 @@ import type { PubSubConnection, PubSubPort } from '../node/PubSub.js';
 import type { KeyState, LineEntry, LinePlace, LineReply } from '../scripts/index.js';
 import { lineKeysFor } from '../scripts/lineKeys.js';
 import { RESERVATION_MS } from '../scripts/line.js';
-import { type Announce, HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX, type Rejoin } from '../scripts/release.js';
+import { type Announce, HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX, type Rejoin, type UndoneInLine } from '../scripts/release.js';
 import { holderValue, isMarked, WAITER_MARK } from '../scripts/waiterMark.js';
 
 export type SimulatedOperation = 'acquire' | 'extend' | 'release' | 'keepalive' | 'leave';
@@ -64,7 +64,7 @@ export interface RequestRecord extends SimulatedRequest {
   /** Node-clock instant it was applied, if it was. */
   appliedAt?: number;
   /** The script's result, if applied: boolean for acquire/extend, the count for release. */
-  result?: boolean | number | LineReply;
+  result?: boolean | number | LineReply | UndoneInLine;
   /** Keys the request wrote or deleted, with the value they held before. */
   changed?: readonly { key: string; before: string | undefined }[];
   /** Why it was not applied or not answered. */
@@ -155,8 +155,12 @@ export class InMemoryNode implements NodeBackend {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
-  release(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): Promise<number> {
-    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce, rejoin));
+  release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
+    return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
+  }
+
+  undoInLine(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
+    return this.send({ op: 'release', keys, value }, () => this.applyUndoInLine(keys, value, rejoin));
   }
 
   keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
@@ -312,7 +316,23 @@ export class InMemoryNode implements NodeBackend {
    * hands it to its line's live head (a reservation, announced with the
    * head's value), or announces the deletion as `announce` says; returns how many.
    */
-  applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked', rejoin?: Rejoin): { result: number; changed: Changed } {
+  applyRelease(keys: readonly string[], value: string, announce: Announce = 'marked'): { result: number; changed: Changed } {
+    return this.releaseKeys(keys, value, announce);
+  }
+
+  /** release.lua with a rejoin: the place is restored (if the line is there) before the key is handed on. */
+  applyUndoInLine(keys: readonly string[], value: string, rejoin: Rejoin): { result: UndoneInLine; changed: Changed } {
+    const { result, changed, rejoinedAtUs } = this.releaseKeys(keys, value, 'none', rejoin);
+    return { result: rejoinedAtUs === undefined ? { released: result } : { released: result, rejoinedAtUs }, changed };
+  }
+
+  private releaseKeys(
+    keys: readonly string[],
+    value: string,
+    announce: Announce,
+    rejoin?: Rejoin,
+  ): { result: number; changed: Changed; rejoinedAtUs?: number } {
+    let rejoinedAtUs: number | undefined;
     const changed: { key: string; before: string | undefined }[] = [];
     // releasePlain.lua leaves a key a waiter marked to release.lua (its caller retries so).
     if (announce === 'plain' && keys.some((key) => this.get(key) === value + WAITER_MARK)) announce = 'marked';
@@ -327,16 +347,17 @@ export class InMemoryNode implements NodeBackend {
       const waited = announce !== 'plain' && (announce !== 'marked' || isMarked(current));
       if (line && waited) {
         const nowMs = this.serverTime.now();
-        if (rejoin && announce === 'none') {
+        if (rejoin) {
           line.order.set(value, rejoin.ticket);
           line.lease.set(value, nowMs + rejoin.leaseMs);
+          rejoinedAtUs = this.serverUs(nowMs);
         }
         handed = this.handOff(key, nowMs, RESERVATION_MS);
       }
       const heard = announce === 'all' || ((announce === 'marked' || announce === 'plain') && isMarked(current));
       if (!handed && heard) this.publish(key, '');
     }
-    return { result: changed.length, changed };
+    return { result: changed.length, changed, rejoinedAtUs };
   }
 
   /** keepalive.lua: refreshes the lease (and raises the ticket) of every entry that still has its place. */
@@ -525,7 +546,7 @@ export class InMemoryNode implements NodeBackend {
 
   // --- one connection ---------------------------------------------------------
 
-  private send<T extends boolean | number | LineReply>(
+  private send<T extends boolean | number | LineReply | UndoneInLine>(
     request: Omit<SimulatedRequest, 'seq'>,
     apply: () => { result: T; changed: Changed },
   ): Promise<T> {

@@ -34,12 +34,33 @@ export class LinePosition {
    * that reply kept us waiting (see handoffGrant.ts).
    */
   readonly waitingSince: (number | undefined)[] = [];
+  /** Nodes where the latest attempt's undo took back a key handed to us after that attempt (see tookBack). */
+  readonly #takenBack = new Set<number>();
 
   /** An attempt from this place goes out at `sentAt`; returns its number, for heard(). */
   startAttempt(sentAt: number): number {
     this.attemptSentAt = sentAt;
     this.waitingSince.length = 0;
+    this.#takenBack.clear();
     return ++this.attempt;
+  }
+
+  /**
+   * The latest attempt's undo deleted our value on `node`, where that attempt
+   * took nothing: a release had handed us the key there after the attempt
+   * kept us waiting, and the undo, running after both, took that reservation
+   * back and handed it on. The handoff's announcement must not count, so the
+   * attempt's reply (still on its way, perhaps) no longer dates our wait
+   * there (seen in chaos: with real handoffs from two other nodes, a waiter
+   * held a lock the waiter ahead of it held). Where the undo put us back in
+   * line first (`rejoinedAtUs`, its server time), our wait there dates from
+   * then: the key it handed on may have come straight back to us, announced
+   * with that same time, and that handoff counts (without it, a waiter whose
+   * undo raced the release fell back to one more attempt).
+   */
+  tookBack(node: number, rejoinedAtUs?: number): void {
+    this.#takenBack.add(node);
+    this.waitingSince[node] = rejoinedAtUs === undefined ? undefined : rejoinedAtUs - 1;
   }
 
   /**
@@ -55,7 +76,7 @@ export class LinePosition {
     }
     this.nodes.add(node);
     if (ticket > this.ticket) this.ticket = ticket;
-    if (serverUs !== undefined) this.waitingSince[node] = serverUs;
+    if (serverUs !== undefined && !this.#takenBack.has(node)) this.waitingSince[node] = serverUs;
   }
 
   get inLine(): boolean {

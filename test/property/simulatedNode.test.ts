@@ -41,6 +41,7 @@ type Command =
   | { readonly op: 'leave'; readonly keys: string[]; readonly value: string; readonly acquired: boolean }
   | { readonly op: 'extend'; readonly keys: string[]; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'release'; readonly keys: string[]; readonly value: string; readonly announce: Announce }
+  | { readonly op: 'undoInLine'; readonly keys: string[]; readonly value: string; readonly leaseMs: number }
   | { readonly op: 'advance'; readonly ms: number };
 
 // Few keys and values, so commands collide; keys may repeat within one call, as the scripts allow.
@@ -56,6 +57,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ op: fc.constant('leave' as const), keys: keysArb, value: valueArb, acquired: fc.boolean() }),
   fc.record({ op: fc.constant('extend' as const), keys: keysArb, value: valueArb, ttlMs: ttlArb }),
   fc.record({ op: fc.constant('release' as const), keys: keysArb, value: valueArb, announce: fc.constantFrom<Announce>('all', 'marked', 'plain', 'none') }),
+  fc.record({ op: fc.constant('undoInLine' as const), keys: keysArb, value: valueArb, leaseMs: leaseArb }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 
@@ -78,6 +80,12 @@ async function both(command: Exclude<Command, { op: 'advance' }>, simulated: Sim
   switch (command.op) {
     case 'release':
       return [await simulated.release(keys, value, command.announce), await real.release(keys, value, command.announce)];
+    case 'undoInLine': {
+      // The rejoin's server time differs between the two: only whether there was one is compared.
+      const place = { ticket: ticketOf(value), leaseMs: command.leaseMs };
+      const said = (undone: { released: number; rejoinedAtUs?: number }) => `${undone.released} ${undone.rejoinedAtUs === undefined ? 'out' : 'rejoined'}`;
+      return [said(await simulated.undoInLine(keys, value, place)), said(await real.undoInLine(keys, value, place))];
+    }
     case 'acquire':
       return [await simulated.acquire(keys, value, command.ttlMs), await real.acquire(keys, value, command.ttlMs)];
     case 'extend':
