@@ -175,37 +175,78 @@ describe('renewals batched per node', () => {
     // The nodes answer in about a millisecond; the process is what is slow here.
     const nodeTimeoutMs = 50;
     const redlock = new Redlock(clients, { nodeTimeoutMs });
-    const { locks, ends, routines } = await holdMany(redlock, 100, 5_000, 'stalled-loop');
-    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
-    try {
-      const renewed = Promise.allSettled(locks.map((lock) => lock.renew(5_000)));
-      // The batch goes out on the next microtask: wait (without letting I/O in) until every node has it.
-      for (let i = 0; i < 100 && clients.some((client) => client.commandQueue.length === 0); i++) await Promise.resolve();
-      expect(clients.map((client) => client.commandQueue.length > 0)).toEqual([true, true, true]);
-      // A client with replies outstanding holds its writes back until the next tick (coalesceWrites):
-      // let that tick run, still without I/O, so the requests are on the wire before the long turn.
-      // Held back through it, they went out after it, and the deadline passed before any reply could
-      // come back (once in a CI check on a quiet machine).
-      await new Promise((resolve) => process.nextTick(resolve));
-      expect(clients.map((client) => client.stream.writableCorked)).toEqual([0, 0, 0]);
-      // One synchronous turn four times the batch's timeout (100 locks, one script call: the node timeout).
-      const blockedUntil = performance.now() + 4 * nodeTimeoutMs;
-      while (performance.now() < blockedUntil) {
-        // busy: a long turn
+    // On a loaded machine a node may itself wait for a core through the whole
+    // turn and answer after it (seen once in 20 loaded full runs: two of three
+    // nodes). Its reply did not come in meanwhile and is rightly late, so that
+    // try shows nothing either way: it is made again, and printed.
+    for (let tries = 1; ; tries++) {
+      const { timedOut, answeredInTurn, firstError } = await renewThroughLongTurn(redlock, clients, nodeTimeoutMs, `stalled-loop-${tries}`);
+      const lateOnly = timedOut.every((node) => !answeredInTurn[node]);
+      if (timedOut.length > 0 && lateOnly && tries < 5) {
+        console.log(`renewals: try ${tries}: node(s) ${timedOut.join(', ')} ran the batch only after the long turn; trying again`);
+        continue;
       }
-      const results = await renewed;
-      const failed = results.filter((result) => result.status === 'rejected');
-      expect(failed.length, String((failed[0] as PromiseRejectedResult | undefined)?.reason)).toBe(0);
-      const statuses = new Set(extends_.events.flatMap((event) => event.nodes.map((node) => node.status)));
-      expect([...statuses]).toEqual(['ok']);
-    } finally {
-      extends_.stop();
+      expect(timedOut, `nodes that timed out (answered within the turn: ${answeredInTurn}): ${firstError}`).toEqual([]);
+      return;
     }
-    for (const lock of locks) expect(lock.signal.aborted).toBe(false);
-    for (const end of ends) end.resolve();
-    await Promise.all(routines);
   });
 });
+
+/**
+ * Renews 100 held locks in one batch per node, then blocks the event loop
+ * for four node timeouts with the requests on the wire. Returns the nodes
+ * where a renewal timed out, and per node whether it ran the batch before
+ * the turn ended (its reply was then in the socket when the turn ended):
+ * read from the keys' PTTL and the server's TIME in one transaction,
+ * against the wall clock (both the machine's CLOCK_REALTIME).
+ */
+async function renewThroughLongTurn(redlock: Redlock, clients: readonly Redis[], nodeTimeoutMs: number, prefix: string) {
+  const ttlMs = 5_000;
+  const { locks, ends, routines } = await holdMany(redlock, 100, ttlMs, prefix);
+  const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
+  try {
+    const renewed = Promise.allSettled(locks.map((lock) => lock.renew(ttlMs)));
+    // The batch goes out on the next microtask: wait (without letting I/O in) until every node has it.
+    for (let i = 0; i < 100 && clients.some((client) => client.commandQueue.length === 0); i++) await Promise.resolve();
+    expect(clients.map((client) => client.commandQueue.length > 0)).toEqual([true, true, true]);
+    // A client with replies outstanding holds its writes back until the next tick (coalesceWrites):
+    // let that tick run, still without I/O, so the requests are on the wire before the long turn.
+    // Held back through it, they went out after it, and the deadline passed before any reply could
+    // come back (once in a CI check on a quiet machine).
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(clients.map((client) => client.stream.writableCorked)).toEqual([0, 0, 0]);
+    // One synchronous turn four times the batch's timeout (100 locks, one script call: the node timeout).
+    const blockedUntil = performance.now() + 4 * nodeTimeoutMs;
+    while (performance.now() < blockedUntil) {
+      // busy: a long turn
+    }
+    const turnEndedAt = Date.now();
+    const results = await renewed;
+    const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    const timedOut = [
+      ...new Set(extends_.events.flatMap((event) => event.nodes.flatMap((node) => (node.status === 'timeout' ? [clients.findIndex((c) => node.node.endsWith(`:${c.options.port}`))] : [])))),
+    ].sort();
+    const answeredInTurn = await Promise.all(
+      clients.map(async (client) => {
+        const [[, time], [, pttl]] = (await client.multi().time().pttl(`${prefix}:0`).exec()) as [[null, [string, string]], [null, number]];
+        const serverMs = Number(time[0]) * 1000 + Number(time[1]) / 1000;
+        // PTTL counts whole ms down from the batch's PX: it ran up to 1 ms later than this.
+        return serverMs - (ttlMs - pttl) + 1 < turnEndedAt;
+      }),
+    );
+    if (timedOut.length === 0) {
+      expect(failed.map((result) => String(result.reason))).toEqual([]);
+      const statuses = new Set(extends_.events.flatMap((event) => event.nodes.map((node) => node.status)));
+      expect([...statuses]).toEqual(['ok']);
+      for (const lock of locks) expect(lock.signal.aborted).toBe(false);
+    }
+    return { timedOut, answeredInTurn, firstError: String(failed[0]?.reason) };
+  } finally {
+    extends_.stop();
+    for (const end of ends) end.resolve();
+    await Promise.allSettled(routines);
+  }
+}
 
 describe('ten thousand locks held under using()', () => {
   let nodes: LocalNodeSet;

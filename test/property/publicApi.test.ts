@@ -132,7 +132,16 @@ const acquireOptionsArb: fc.Arbitrary<CallOptions> = optionsArb({
   const plain = typeof options === 'object' && options !== null && [Object.prototype, null].includes(Object.getPrototypeOf(options));
   if (!plain) return { options, escape };
   const given = (options as { signal?: unknown }).signal;
-  const signal = given === 'already aborted' ? AbortSignal.abort('early') : given === 'ours' || given === undefined ? escape.signal : given;
+  // A signal of the junk (one that never aborts) is a valid signal: ours goes with it, or a
+  // spoiled options object with a 24-day timeout would wait its 24 days.
+  const signal =
+    given === 'already aborted'
+      ? AbortSignal.abort('early')
+      : given === 'ours' || given === undefined
+        ? escape.signal
+        : given instanceof AbortSignal
+          ? AbortSignal.any([given, escape.signal])
+          : given;
   return { options: { ...options, signal }, escape };
 });
 
