@@ -47,6 +47,19 @@ function connectionReplaced(error: unknown): boolean {
   return isQuorumLockError(cause, ErrorCode.REPLICA_SYNC) && (cause as ReplicaSyncError).connectionChanged;
 }
 
+/** Each server's role, the key's value there, and who the sentinels name: what a failed check should print. */
+async function whereHeld(group: SentinelGroup, key: string, value: string): Promise<string> {
+  const servers = await Promise.all(
+    group.servers.map(async (server) => {
+      const held = await group.command(server, 'GET', key).catch((error: unknown) => String(error));
+      const role = ((await group.command(server, 'ROLE').catch(() => [])) as unknown[])[0];
+      return `${server.port} ${String(role)} ${held === value ? 'holds it' : `has ${String(held)}`}`;
+    }),
+  );
+  const named = await Promise.all(group.sentinels.map((sentinel) => group.sentinelMaster(sentinel)));
+  return `harness master ${group.master.port}; ${servers.join('; ')}; sentinels name ${named.map((a) => a?.port)} (config epoch ${await group.configEpoch()}); failovers ${JSON.stringify(group.failovers)}`;
+}
+
 /** Clients of the master blocked in a command (a WAIT, here). */
 async function blockedClients(group: SentinelGroup): Promise<number> {
   const info = (await group.command(group.master, 'INFO', 'clients')) as string;
@@ -176,11 +189,29 @@ describe.concurrent('an ioredis Sentinel client', () => {
     // sentinels did not promote the paused master's replica within the 20 s deadline (the old
     // master is resumed then, and the group is as before). One more try; what is tested follows.
     await group.failover(kind).catch(() => group.failover(kind));
-    const lock = await locker.acquire('jobs:1', 10_000, { acquireTimeoutMs: 10_000 });
-    // Wherever the group settled: in 3 of 9 runs here the sentinels (300 ms down-after on 2
-    // busy cores) failed over once more while the group settled, back to the restarted old
-    // server, which the harness then reports as the master. The client must follow either way.
-    expect(await group.command(group.master, 'GET', 'jobs:1')).toBe(lock.value);
-    await lock.release();
+    for (let tries = 1; ; tries++) {
+      const epoch = await group.configEpoch();
+      await group.waitUntilSettled();
+      const lock = await locker.acquire('jobs:1', 10_000, { acquireTimeoutMs: 10_000 });
+      // Wherever the group settled: in 3 of 9 runs here the sentinels (300 ms down-after on 2
+      // busy cores) failed over once more while the group settled, back to the restarted old
+      // server, which the harness then reports as the master. The client must follow either way.
+      const onMaster = await group.command(group.master, 'GET', 'jobs:1');
+      if (onMaster === lock.value) {
+        await lock.release();
+        return;
+      }
+      // The sentinels may also fail over on their own once the group has settled (a master
+      // that missed their pings for the 1 s down-after on busy cores): the lock, taken without
+      // syncReplicas, may then be lost with the old master's writes, or be on a master the
+      // harness has not seen settle yet. That try shows nothing either way: made again, printed.
+      const where = await whereHeld(group, 'jobs:1', lock.value);
+      if ((await group.configEpoch()) > epoch && tries < 3) {
+        console.log(`failover (${kind}), try ${tries}: the sentinels failed over on their own after the acquire (${where}); trying again`);
+        await lock.release().catch(() => undefined);
+        continue;
+      }
+      expect(onMaster, where).toBe(lock.value);
+    }
   });
 });

@@ -238,6 +238,22 @@ export class SentinelGroup {
   }
 
   /**
+   * The highest configuration epoch a sentinel knows of: each failover,
+   * induced or not, raises it. A test that reads it before and after a step
+   * learns whether the sentinels failed over on their own meanwhile.
+   */
+  async configEpoch(): Promise<number> {
+    const epochs = await Promise.all(
+      this.sentinels.map(async (sentinel) => {
+        const fields = (await this.command(sentinel, 'SENTINEL', 'MASTER', this.name).catch(() => [])) as string[];
+        const at = fields.indexOf('config-epoch');
+        return at < 0 ? 0 : Number(fields[at + 1]);
+      }),
+    );
+    return Math.max(...epochs);
+  }
+
+  /**
    * Writes the master acknowledges from now on reach no replica: the
    * replicas are stopped (SIGSTOP) so they cannot reconnect, and the master
    * drops their connections. (Stopping them alone is not enough: the kernel
