@@ -3,7 +3,7 @@ import type { Library } from '../library.js';
 import { quorumlockOnNodeRedis, redlockUniversalOnNodeRedis } from './nodeRedis.js';
 import { nodeRedlockBest, nodeRedlockDefaults } from './nodeRedlock.js';
 import { quorumlockContender } from './quorumlock.js';
-import { raw } from './raw.js';
+import { raw, rawOnNodeRedis } from './raw.js';
 import { redisSemaphoreBest, redisSemaphoreDefaults } from './redisSemaphore.js';
 import { sesameRedlockBest, sesameRedlockDefaults } from './sesameRedlock.js';
 import type { Contender } from './types.js';
@@ -20,6 +20,7 @@ export function allContenders(lib: Library, candidate?: { lib: Library; from: st
     sesameRedlockBest,
     redisSemaphoreDefaults,
     redisSemaphoreBest,
+    rawOnNodeRedis,
     quorumlockOnNodeRedis(lib),
     redlockUniversalOnNodeRedis,
   ];

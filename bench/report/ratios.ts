@@ -5,9 +5,18 @@
 import { METRICS, type MetricId } from '../metrics.js';
 import type { ContenderResult, ScenarioResult } from '../results.js';
 
-export function floorOf(scenario: ScenarioResult): ContenderResult | undefined {
-  return scenario.contenders.find((c) => c.role === 'floor');
+/**
+ * The raw floor; for one of the node-redis entrants (library ids ending in
+ * '-node-redis'), the floor on node-redis when it was measured, so that a
+ * ratio compares two cycles on the same client.
+ */
+export function floorOf(scenario: ScenarioResult, of?: ContenderResult): ContenderResult | undefined {
+  const floors = scenario.contenders.filter((c) => c.role === 'floor');
+  const onNodeRedis = of?.library.endsWith(NODE_REDIS_SUFFIX) ?? false;
+  return floors.find((c) => c.library.endsWith(NODE_REDIS_SUFFIX) === onNodeRedis) ?? floors[0];
 }
+
+const NODE_REDIS_SUFFIX = '-node-redis';
 
 export function oursOf(scenario: ScenarioResult): ContenderResult | undefined {
   return scenario.contenders.find((c) => c.role === 'ours');

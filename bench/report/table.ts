@@ -20,7 +20,6 @@ export function renderTables(run: RunResult): string {
 }
 
 function renderScenario(nodes: number, scenario: ScenarioResult): string {
-  const floor = floorOf(scenario);
   const peer = bestPeer(scenario);
   const headline = METRICS[scenario.headline].heading;
   // Only where a contender was cut off: its numbers cover part of the work.
@@ -40,7 +39,7 @@ function renderScenario(nodes: number, scenario: ScenarioResult): string {
     `${c === peer ? '*' : ' '} ${contenderLabel(c)}`,
     ...scenario.columns.map((id) => formatMetric(id, c.median[id])),
     ...(ranged ? [formatRange(scenario.headline, roundRange(c, scenario.headline))] : []),
-    formatRatio(ratio(c, floor, scenario.headline)),
+    formatRatio(ratio(c, floorOf(scenario, c), scenario.headline)),
     formatRatio(ratio(c, peer, scenario.headline)),
     ...(ranged ? [c === peer ? '' : formatRatioRange(roundRatioRange(c, peer, scenario.headline))] : []),
     ...(status ? [c.unfinished ?? 'finished'] : []),
