@@ -26,7 +26,8 @@ export interface SyncedReply<T> {
   /**
    * The client's connection was replaced between sending the write and the
    * WAIT's reply: a WAIT resent on a new connection waits for nothing of
-   * ours, so `acknowledged` proves nothing.
+   * ours, so `acknowledged` proves nothing; nor does `reply`, which may be
+   * that of the write sent again after its first run stood.
    */
   readonly connectionChanged?: true;
 }

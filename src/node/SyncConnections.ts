@@ -133,10 +133,15 @@ export class SyncConnections {
    * (ioredis resends an unanswered WAIT on the new one, where it waits for
    * nothing) the acknowledgement proves nothing and is not counted. A
    * connection still opening has no socket yet: what counts is that the
-   * write and its WAIT were answered on the same one.
+   * write and its WAIT were answered on the same one. Nor does a write
+   * answered on another connection than the one it went out on: ioredis
+   * sent it again after a reconnect, and its first run may have stood, so
+   * a mutex's SET NX then finds our own key and says it is held (seen
+   * under load, where the first reply was lost with the connection).
    */
   #wait(connection: Connection, batch: Batch, resendsBefore: number): void {
     const { client } = connection;
+    const sentOn = client.mark();
     const writes = batch.sent.map(({ written }) =>
       written.then(
         (reply) => ({ reply, stream: client.mark() }),
@@ -163,7 +168,9 @@ export class SyncConnections {
           batch.sent.forEach((sent, index) => {
             const written = replies[index] as { reply?: unknown; stream?: unknown; error?: unknown };
             if ('error' in written) sent.reject(written.error);
-            else if (written.stream !== stream) sent.resolve({ reply: written.reply, acknowledged: count, connectionChanged: true });
+            else if (written.stream !== stream || (sentOn !== undefined && written.stream !== sentOn)) {
+              sent.resolve({ reply: written.reply, acknowledged: count, connectionChanged: true });
+            }
             else sent.resolve({ reply: written.reply, acknowledged: count });
           });
         },

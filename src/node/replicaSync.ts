@@ -61,7 +61,10 @@ export function syncedRequest<T, O extends NodeOutcome>(
     },
     interpret: (synced) => {
       const status = request.interpret(synced.reply);
-      return status === 'ok' && (synced.acknowledged < replicas || synced.connectionChanged) ? 'error' : status;
+      // A reply from a replaced connection proves nothing, a refusal included: the write may have
+      // been sent again after its first run stood (SyncConnections), and an error is undone.
+      if (synced.connectionChanged && status !== 'error') return 'error';
+      return status === 'ok' && synced.acknowledged < replicas ? 'error' : status;
     },
     describe: (node, status, ms, synced, error) => {
       if (status === 'error' && error === undefined && synced !== undefined) {

@@ -164,6 +164,39 @@ describe.concurrent('syncReplicas against a real replica', () => {
     }
   });
 
+  it('does not take a write resent on a new connection as refused: its first run stood, and is undone', async (context) => {
+    const { expect } = context;
+    const { group, link } = await startGroup(context);
+    const proxy = await TcpProxy.start(group.master);
+    const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
+    client.on('error', () => undefined);
+    try {
+      const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
+      // Its sync connection open and idle first: with replies dropped it could not finish opening.
+      await (await locker.acquire('orders:warm', 10_000)).release();
+      link.blackhole();
+      // The write runs but its reply is lost with the connection: ioredis sends it again on the next
+      // one, where the SET NX finds our own key and answers as if another held it (seen in a loaded run
+      // of the case above, where the write's reply was still in the proxy when the connection went).
+      proxy.dropReplies();
+      const attempt = locker.tryAcquire('orders:5', 10_000).catch((e: unknown) => e);
+      await expect.poll(() => blockedClients(group), { timeout: 1000, interval: 10 }).toBe(1);
+      expect(await group.command(group.master, 'GET', 'orders:5')).not.toBeNull();
+      proxy.cutOff();
+      proxy.heal();
+      const error = await attempt;
+      expect(error).toBeInstanceOf(QuorumUnreachableError);
+      const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
+      if (ON_NODE_REDIS) expect(cause?.message).toBe('Socket closed unexpectedly');
+      else expect(cause).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+      // Undone, not left to block the resource for its TTL.
+      await expect.poll(() => group.command(group.master, 'GET', 'orders:5'), { timeout: 2000, interval: 10 }).toBeNull();
+    } finally {
+      client.disconnect();
+      await proxy.close();
+    }
+  });
+
   it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async (context) => {
     const { expect } = context;
     const { group } = await startGroup(context);

@@ -100,6 +100,16 @@ describe('syncReplicas', () => {
     expect(node.log.at(-1)).toBe('release');
   });
 
+  it('does not take a refusal answered on a replaced connection as held: the write may have run before its resend, and is undone', async () => {
+    // ioredis resends an unanswered SET NX after a reconnect; where its first run stood, the resend finds our own key.
+    const node = fakeNode('a:1', 1, { held: true });
+    node.reconnected = true;
+    const error = await new FakeLocker([node], sync).tryAcquire('r', 1000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuorumUnreachableError);
+    expect((error as QuorumUnreachableError).outcomes[0]?.error).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+    expect(node.log.at(-1)).toBe('release');
+  });
+
   it('counts a grant once enough replicas acknowledged it', async () => {
     const node = fakeNode('a:1', 2);
     const locker = new FakeLocker([node], { syncReplicas: { replicas: 2, timeoutMs: 10 } });
