@@ -60,6 +60,53 @@ async function whereHeld(group: SentinelGroup, key: string, value: string): Prom
   return `harness master ${group.master.port}; ${servers.join('; ')}; sentinels name ${named.map((a) => a?.port)} (config epoch ${await group.configEpoch()}); failovers ${JSON.stringify(group.failovers)}`;
 }
 
+/**
+ * A synced tryAcquire of `resource` through a proxy of the master, whose
+ * replica gets nothing more (its WAIT blocks until its timeout); once the
+ * WAIT blocks on the master, every connection through the proxy is cut
+ * and the proxy healed: ioredis resends what was unanswered on its next
+ * connection, node-redis fails it. With `dropReplies` the write's own reply
+ * is lost too (the locker's sync connection is opened before).
+ */
+async function cutOffWhileWaiting(
+  context: TestContext,
+  resource: string,
+  { dropReplies }: { dropReplies: boolean },
+): Promise<{ group: SentinelGroup; error: unknown; heldBeforeCut: boolean }> {
+  const { group, link } = await startGroup(context);
+  const proxy = await TcpProxy.start(group.master);
+  const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
+  client.on('error', () => undefined);
+  try {
+    await client.ping();
+    const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
+    // With replies dropped a connection could not finish opening: the sync connection is opened (and left idle) first.
+    if (dropReplies) await (await locker.acquire(`${resource}:warm`, 10_000)).release();
+    link.blackhole();
+    if (dropReplies) proxy.dropReplies();
+    const attempt = locker.tryAcquire(resource, 10_000).catch((e: unknown) => e);
+    // Once the WAIT blocks on the master, the SET before it has run (a fixed 150 ms was a guess
+    // that an event-loop stall, or the cases running beside this one, could beat).
+    await context.expect.poll(() => blockedClients(group), { timeout: 1000, interval: 10 }).toBe(1);
+    const heldBeforeCut = (await group.command(group.master, 'GET', resource)) !== null;
+    proxy.cutOff();
+    proxy.heal();
+    return { group, error: await attempt, heldBeforeCut };
+  } finally {
+    client.disconnect();
+    await proxy.close();
+  }
+}
+
+/** The node failed because its connection was replaced before the write and its WAIT were answered on one. */
+function expectReplacedConnection(expect: TestContext['expect'], error: unknown): void {
+  expect(error).toBeInstanceOf(QuorumUnreachableError);
+  const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
+  // node-redis resends nothing: what was pending on the closed connection fails with it.
+  if (ON_NODE_REDIS) expect(cause?.message).toBe('Socket closed unexpectedly');
+  else expect(cause).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
+}
+
 /** Clients of the master blocked in a command (a WAIT, here). */
 async function blockedClients(group: SentinelGroup): Promise<number> {
   const info = (await group.command(group.master, 'INFO', 'clients')) as string;
@@ -135,66 +182,20 @@ describe.concurrent('syncReplicas against a real replica', () => {
   });
 
   it('does not count a WAIT that the client resent on a new connection, where it waits for nothing of ours', async (context) => {
-    const { expect } = context;
-    const { group, link } = await startGroup(context);
-    const proxy = await TcpProxy.start(group.master);
-    const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
-    client.on('error', () => undefined);
-    try {
-      await client.ping();
-      // The replica gets nothing more: a WAIT on the writing connection blocks until its timeout.
-      link.blackhole();
-      const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
-      const attempt = locker.tryAcquire('orders:4', 10_000).catch((e: unknown) => e);
-      // Once the WAIT blocks on the master, the SET before it has answered (a fixed 150 ms was a guess
-      // that an event-loop stall, or the cases running beside this one, could beat); ioredis resends
-      // the pending WAIT on its next connection.
-      await expect.poll(() => blockedClients(group), { timeout: 1000, interval: 10 }).toBe(1);
-      proxy.cutOff();
-      proxy.heal();
-      const error = await attempt;
-      expect(error).toBeInstanceOf(QuorumUnreachableError);
-      const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
-      // node-redis resends nothing: the WAIT pending on the closed connection fails with it.
-      if (ON_NODE_REDIS) expect(cause?.message).toBe('Socket closed unexpectedly');
-      else expect(cause).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
-    } finally {
-      client.disconnect();
-      await proxy.close();
-    }
+    const { error } = await cutOffWhileWaiting(context, 'orders:4', { dropReplies: false });
+    expectReplacedConnection(context.expect, error);
   });
 
   it('does not take a write resent on a new connection as refused: its first run stood, and is undone', async (context) => {
     const { expect } = context;
-    const { group, link } = await startGroup(context);
-    const proxy = await TcpProxy.start(group.master);
-    const client = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1, retryStrategy: () => 10 });
-    client.on('error', () => undefined);
-    try {
-      const locker = new RedisLock(client, { nodeTimeoutMs: 1500, syncReplicas: { replicas: 1, timeoutMs: 1000 } });
-      // Its sync connection open and idle first: with replies dropped it could not finish opening.
-      await (await locker.acquire('orders:warm', 10_000)).release();
-      link.blackhole();
-      // The write runs but its reply is lost with the connection: ioredis sends it again on the next
-      // one, where the SET NX finds our own key and answers as if another held it (seen in a loaded run
-      // of the case above, where the write's reply was still in the proxy when the connection went).
-      proxy.dropReplies();
-      const attempt = locker.tryAcquire('orders:5', 10_000).catch((e: unknown) => e);
-      await expect.poll(() => blockedClients(group), { timeout: 1000, interval: 10 }).toBe(1);
-      expect(await group.command(group.master, 'GET', 'orders:5')).not.toBeNull();
-      proxy.cutOff();
-      proxy.heal();
-      const error = await attempt;
-      expect(error).toBeInstanceOf(QuorumUnreachableError);
-      const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
-      if (ON_NODE_REDIS) expect(cause?.message).toBe('Socket closed unexpectedly');
-      else expect(cause).toMatchObject({ code: ErrorCode.REPLICA_SYNC, connectionChanged: true });
-      // Undone, not left to block the resource for its TTL.
-      await expect.poll(() => group.command(group.master, 'GET', 'orders:5'), { timeout: 2000, interval: 10 }).toBeNull();
-    } finally {
-      client.disconnect();
-      await proxy.close();
-    }
+    // The write runs but its reply is lost with the connection: ioredis sends it again on the next
+    // one, where the SET NX finds our own key and answers as if another held it (seen in a loaded run
+    // of the case above, where the write's reply was still in the proxy when the connection went).
+    const { group, error, heldBeforeCut } = await cutOffWhileWaiting(context, 'orders:5', { dropReplies: true });
+    expect(heldBeforeCut).toBe(true);
+    expectReplacedConnection(expect, error);
+    // Undone, not left to block the resource for its TTL.
+    await expect.poll(() => group.command(group.master, 'GET', 'orders:5'), { timeout: 2000, interval: 10 }).toBeNull();
   });
 
   it('sends the WAIT again when a script had to be resent after NOSCRIPT, since the first WAIT ran before it', async (context) => {
