@@ -106,7 +106,7 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
       if ((event as { type?: unknown } | undefined)?.type === 'MASTER_CHANGE') changes++;
     });
   }
-  const epoch = (): unknown => (sentinel ? changes : (client as { socketEpoch?: number }).socketEpoch);
+  const epoch = (): unknown => (sentinel ? changes : socketMark(client));
   const adapter: ClientAdapter = {
     name: describeClient(client, options),
     isCluster: cluster,
@@ -165,11 +165,24 @@ function syncSourceOf(client: NodeRedisStandalone): SyncSource {
       return {
         client: connection,
         wait: (replicas, timeoutMs) => connection.sendCommand(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
-        mark: () => (connection as { socketEpoch?: number }).socketEpoch,
+        mark: () => socketMark(connection),
         close: () => void opened.then(() => closeConnection(connection)),
       };
     },
   };
+}
+
+/**
+ * Which socket a node-redis client is on: its socketEpoch, which counts
+ * sockets that became ready. A reply can come before the first one is
+ * marked ready (its handshake and the commands queued behind it are
+ * answered in one read), at epoch 0 on the socket that becomes epoch 1:
+ * the same socket, so 0 counts as 1. Read as another, a fresh client's first
+ * synced write seemed to span a reconnect and failed (2 of 3 tries here).
+ */
+function socketMark(client: object): number | undefined {
+  const epoch = (client as { socketEpoch?: number }).socketEpoch;
+  return epoch === undefined ? undefined : Math.max(1, epoch);
 }
 
 function senderOf(client: NodeRedisClient): (args: string[], firstKey?: string) => Promise<unknown> {
