@@ -107,7 +107,16 @@ export class History {
     if (belief) belief.extending++;
   }
 
-  extended(value: string, keys: readonly string[], outcome: { grant?: Grant; error?: unknown }): void {
+  /**
+   * Whether the holder's handle has let go of its claim (Lock.pendingClaim): an extend or release
+   * went out after it, and that write's answer is the one the handle counts.
+   */
+  claimOvertaken(value: string): boolean {
+    const lock = this.#beliefs.get(value)?.lock;
+    return lock !== undefined && lock.pendingClaim === undefined;
+  }
+
+  extended(value: string, keys: readonly string[], outcome: { grant?: Grant; error?: unknown; overtaken?: boolean }): void {
     const belief = this.#beliefs.get(value);
     if (!belief) return;
     belief.extending--;
@@ -115,8 +124,9 @@ export class History {
     if (outcome.error instanceof LockLostError) belief.ended = true;
     if (outcome.grant) {
       tally.extended++;
-      // (Unless a release overtook it: then the extension means nothing, and the handle says so.)
-      if (!belief.ended) this.checkQuorum(`extend of ${short(value)} granted`, value, keys, outcome.grant.validUntil);
+      // (Unless a release overtook it, or a later extend overtook a claim: then the extension
+      // means nothing, and the handle says so.)
+      if (!belief.ended && !outcome.overtaken) this.checkQuorum(`extend of ${short(value)} granted`, value, keys, outcome.grant.validUntil);
     } else {
       tally.failedExtends++;
     }
@@ -280,7 +290,8 @@ export class SimulatedLocker extends QuorumCoordinator {
     this.history.extending(value);
     try {
       const grant = await super.claimOnNodes(...args);
-      this.history.extended(value, keys, { grant });
+      // A shorter extend sent after the claim leaves the keys to its own TTL; the handle follows it, not the claim.
+      this.history.extended(value, keys, { grant, overtaken: this.history.claimOvertaken(value) });
       return grant;
     } catch (error) {
       // Not `{ error }`: a lost claim does not end the lock (LockLostError would), which keeps the
