@@ -33,6 +33,8 @@ const SCENARIOS: Record<string, readonly string[]> = {
   'burst-200': CONTENDED,
   procs: CONTENDED,
 };
+/** Scenarios whose subject is waiting for one key: their quick windows measure, they prove no progress. */
+const WAITING = new Set(['contended-16', 'contended-200', 'burst-200', 'procs']);
 // Each of its measurements starts node processes: --quick runs it on the largest topology only.
 const PROCS_NODES = 3;
 const scenariosOn = (nodes: number): string[] => Object.keys(SCENARIOS).filter((id) => id !== 'procs' || nodes === PROCS_NODES);
@@ -108,13 +110,23 @@ describe('npm run bench -- --quick', () => {
 
   it('reports positive throughput, latencies and command counts, and no overlapping holders', async () => {
     const run = await report();
+    const progressed = new Set<string>();
     for (const topology of run.topologies) {
       for (const scenario of topology.scenarios) {
         for (const contender of scenario.contenders) {
           const where = `${topology.nodes} nodes, ${scenario.id}, ${contender.key}`;
           const { median } = contender;
+          const cyclesPerSec = median['cyclesPerSec'];
           expect(contender.rounds.length, where).toBeGreaterThan(0);
-          expect(median['cyclesPerSec'], where).toBeGreaterThan(0);
+          expect(cyclesPerSec, where).toBeGreaterThanOrEqual(0);
+          if (!WAITING.has(scenario.id)) expect(cyclesPerSec, where).toBeGreaterThan(0);
+          if (scenario.id.startsWith('contended') || scenario.id === 'procs') expect(median['overlaps'], where).toBe(0);
+          // A waiting scenario's quick window is 200-400 ms: on a loaded machine a
+          // peer's 200 racing waiters may get no lock in it (once: node-redlock's
+          // best settings, 3 nodes, contended-200, at load 9). That is a figure,
+          // not a broken path; the figures per cycle exist only once it has cycles.
+          if (cyclesPerSec === 0) continue;
+          progressed.add(contender.key);
           expect(median['reqsPerCycle'], where).toBeGreaterThan(0);
           expect(median['cmdsPerCycle'], where).toBeGreaterThan(0);
           if (scenario.id === 'uncontended') {
@@ -124,16 +136,16 @@ describe('npm run bench -- --quick', () => {
           } else if (scenario.id.startsWith('contended')) {
             expect(median['waitP99Ms'], where).toBeGreaterThan(0);
             expect(median['jain'], where).toBeGreaterThan(0);
-            expect(median['overlaps'], where).toBe(0);
           } else if (scenario.id === 'procs') {
             expect(median['holdCapPerSec'], where).toBeGreaterThan(0);
             expect(median['waitP99Ms'], where).toBeGreaterThan(0);
             expect(median['jainProcs'], where).toBeGreaterThan(0);
             expect(median['jainWaiters'], where).toBeGreaterThan(0);
-            expect(median['overlaps'], where).toBe(0);
           }
         }
       }
     }
+    // Every contender's path works: each one, its waiting-only settings too, got locks somewhere.
+    expect([...progressed].sort()).toEqual([...CONTENDED].sort());
   });
 });
