@@ -307,12 +307,17 @@ describe('syncReplicas with default options on hz 10', () => {
           sampling = false;
           await attempts;
         }
-        expect(errors.length).toBeGreaterThan(0);
-        // No attempt is granted: each fails on its one node, short of the replica's acknowledgement, or
-        // timed out. A write queued on the one connection behind the other loops' WAITs (100-225 ms
-        // each) may outlast its own 275 ms before it even runs: that stall is what this case shows
-        // (2 of 13 loaded full runs had a NodeTimeoutError here).
-        const codes = errors.map((error) => ((error as QuorumUnreachableError | null)?.outcomes?.[0]?.error as { code?: string } | undefined)?.code);
+        const codeOf = (error: unknown) => ((error as QuorumUnreachableError | null)?.outcomes?.[0]?.error as { code?: string } | undefined)?.code;
+        // A write queued on the one connection behind the other loops' WAITs (100-225 ms each) may
+        // outlast its own 275 ms before it even runs: that stall is what this case shows (2 of 13
+        // loaded full runs had a NodeTimeoutError here, and one at load 9.6 had nothing else). So the
+        // replica's missing acknowledgement is looked for with attempts one at a time, nothing queued
+        // ahead of them: one WAIT of 100-225 ms within 275 ms.
+        for (let i = 0; i < 20 && !errors.some((error) => codeOf(error) === ErrorCode.REPLICA_SYNC); i++) {
+          errors.push(await locker.tryAcquire(`synced:alone:${i}`, 10_000).catch((e: unknown) => e));
+        }
+        // No attempt is granted: each fails on its one node, short of the replica's acknowledgement, or timed out.
+        const codes = errors.map(codeOf);
         for (const code of codes) expect([ErrorCode.REPLICA_SYNC, ErrorCode.NODE_TIMEOUT]).toContain(code);
         expect(codes).toContain(ErrorCode.REPLICA_SYNC);
         user.close();
