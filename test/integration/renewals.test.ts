@@ -177,16 +177,20 @@ describe('renewals batched per node', () => {
     const redlock = new Redlock(clients, { nodeTimeoutMs });
     // On a loaded machine a node may itself wait for a core through the whole
     // turn and answer after it (seen once in 20 loaded full runs: two of three
-    // nodes). Its reply did not come in meanwhile and is rightly late, so that
-    // try shows nothing either way: it is made again, and printed.
+    // nodes), or so near its end that its reply is written after the process
+    // looked for replies (seen at load 9: two nodes that ran the batch within
+    // the turn timed out). Such a reply did not come in meanwhile and is
+    // rightly late, so that try shows nothing either way: it is made again,
+    // and printed. A node that ran the batch a node timeout or more before
+    // the turn ended had its reply in the socket: a timeout there fails.
     for (let tries = 1; ; tries++) {
-      const { timedOut, answeredInTurn, firstError } = await renewThroughLongTurn(redlock, clients, nodeTimeoutMs, `stalled-loop-${tries}`);
-      const lateOnly = timedOut.every((node) => !answeredInTurn[node]);
+      const { timedOut, ranBeforeTurnEndMs, firstError } = await renewThroughLongTurn(redlock, clients, nodeTimeoutMs, `stalled-loop-${tries}`);
+      const lateOnly = timedOut.every((node) => (ranBeforeTurnEndMs[node] ?? 0) < nodeTimeoutMs);
       if (timedOut.length > 0 && lateOnly && tries < 5) {
-        console.log(`renewals: try ${tries}: node(s) ${timedOut.join(', ')} ran the batch only after the long turn; trying again`);
+        console.log(`renewals: try ${tries}: node(s) ${timedOut.join(', ')} ran the batch after the long turn or in its last ${nodeTimeoutMs} ms (${ranBeforeTurnEndMs.map((ms) => ms.toFixed(1))} ms before its end); trying again`);
         continue;
       }
-      expect(timedOut, `nodes that timed out (answered within the turn: ${answeredInTurn}): ${firstError}`).toEqual([]);
+      expect(timedOut, `nodes that timed out (ran the batch this many ms before the turn ended: ${ranBeforeTurnEndMs.map((ms) => ms.toFixed(1))}): ${firstError}`).toEqual([]);
       return;
     }
   });
@@ -195,9 +199,9 @@ describe('renewals batched per node', () => {
 /**
  * Renews 100 held locks in one batch per node, then blocks the event loop
  * for four node timeouts with the requests on the wire. Returns the nodes
- * where a renewal timed out, and per node whether it ran the batch before
- * the turn ended (its reply was then in the socket when the turn ended):
- * read from the keys' PTTL and the server's TIME in one transaction,
+ * where a renewal timed out, and per node how many ms before the turn ended
+ * it ran the batch (negative: after): read from the keys' PTTL and the
+ * server's TIME in one transaction,
  * against the wall clock (both the machine's CLOCK_REALTIME).
  */
 async function renewThroughLongTurn(redlock: Redlock, clients: readonly Redis[], nodeTimeoutMs: number, prefix: string) {
@@ -226,12 +230,12 @@ async function renewThroughLongTurn(redlock: Redlock, clients: readonly Redis[],
     const timedOut = [
       ...new Set(extends_.events.flatMap((event) => event.nodes.flatMap((node) => (node.status === 'timeout' ? [clients.findIndex((c) => node.node.endsWith(`:${c.options.port}`))] : [])))),
     ].sort();
-    const answeredInTurn = await Promise.all(
+    const ranBeforeTurnEndMs = await Promise.all(
       clients.map(async (client) => {
         const [[, time], [, pttl]] = (await client.multi().time().pttl(`${prefix}:0`).exec()) as [[null, [string, string]], [null, number]];
         const serverMs = Number(time[0]) * 1000 + Number(time[1]) / 1000;
         // PTTL counts whole ms down from the batch's PX: it ran up to 1 ms later than this.
-        return serverMs - (ttlMs - pttl) + 1 < turnEndedAt;
+        return turnEndedAt - (serverMs - (ttlMs - pttl) + 1);
       }),
     );
     if (timedOut.length === 0) {
@@ -240,7 +244,7 @@ async function renewThroughLongTurn(redlock: Redlock, clients: readonly Redis[],
       expect([...statuses]).toEqual(['ok']);
       for (const lock of locks) expect(lock.signal.aborted).toBe(false);
     }
-    return { timedOut, answeredInTurn, firstError: String(failed[0]?.reason) };
+    return { timedOut, ranBeforeTurnEndMs, firstError: String(failed[0]?.reason) };
   } finally {
     extends_.stop();
     for (const end of ends) end.resolve();
