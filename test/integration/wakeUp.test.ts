@@ -143,10 +143,11 @@ describe('wake-up on release', () => {
         retry: { baseDelayMs: 5, maxDelayMs: 5 },
         acquireTimeoutMs: 10_000,
       }).acquire('poll', 10_000);
-      await sleep(200);
+      // Attempts every 5 ms while the lock is held, with no release to wake it: more than 5 of
+      // them, however long a loaded machine takes (200 ms once gave exactly 5, at load 10).
+      await expect.poll(() => counter.attempts(), { timeout: 5_000, interval: 10 }).toBeGreaterThan(5);
       await holder.release();
       await (await waiting).release();
-      expect(counter.attempts()).toBeGreaterThan(5);
     } finally {
       counter.stop();
     }
