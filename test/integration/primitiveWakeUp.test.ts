@@ -148,10 +148,11 @@ for (const nodeCount of [1, 5]) {
         const held = [await holders.acquire('api', 30_000), await holders.acquire('api', 30_000)];
         for (const lock of held) await landedEverywhere(clients, lock, lock.resources.slice(1));
         const acquired: Lock[] = [];
-        // A waiter's first poll comes 5 s after its attempt from the line, which it made after this:
-        // an acquire before then came from a release's message. That bound, not a guess at a loaded
-        // machine's stalls, is what this case asserts (1.5 s after the second release once did not
-        // do at load 7.6; the releases come 1-2 s into the 5 s).
+        // In line, a waiter polls only after the longest backoff delay (ContendedWait.pause: 5 s
+        // here), counted from its attempt from the line, which it makes after this: an acquire before
+        // then came from a release's message. That bound, not a guess at a loaded machine's stalls,
+        // is what this case asserts (1.5 s after the second release once did not do at load 7.6; the
+        // releases come 1-2 s into the 5 s).
         const waitersStartedAt = performance.now();
         const beforeAnyPoll = waitersStartedAt + SLOW_POLL.baseDelayMs;
         const untilPoll = () => Math.max(1, beforeAnyPoll - performance.now());
