@@ -231,8 +231,8 @@ describe('a handoff that the waiter’s own undo took back', () => {
         const handedBack = async () => (await n2.get(resource))?.replace(/!$/, '');
         // Built as meant: n2 had handed the key to the waiter when the other joined ahead of it, and the undo handed it on.
         let built = !joined.granted && (await handedBack()) === value;
-        const reservedUntil = performance.now() + (await n2.pttl(resource));
         if (built) {
+          const reservedUntil = performance.now() + (await n2.pttl(resource));
           await expect.poll(async () => (await handedBack()) !== value, { timeout: 5_000, interval: 5 }).toBe(true);
           const after = await handedBack();
           // The waiter's 600 ms reservation ran out before the undo reached n2 (seen at load 9): the
