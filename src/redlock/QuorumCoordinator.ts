@@ -443,22 +443,23 @@ export class QuorumCoordinator extends LockManager {
 
   protected endAttempts(value: string, kept: readonly string[] | undefined): boolean {
     const { released, coveredByLock } = this.#givenUp.take(value, kept);
-    for (const { keys, timedOut } of released) void timedOut.then((nodes) => this.#abandon(keys, value, nodes));
+    for (const { keys, mayFollowUndo } of released) void mayFollowUndo.then((nodes) => this.#abandon(keys, value, nodes));
     return coveredByLock;
   }
 
   /**
    * An acquire that ended without a lock on `keys` gave up on writes of
-   * `value` there: on each node where one timed out, the undo is
+   * `value` there: on each node where one may have run after its undo (it
+   * timed out, or met NOSCRIPT and was resent behind the undo), the undo is
    * sent now (it follows a write that has run since) and again after each
    * write still out (LateWrites). No attempt will write the value again, so
    * nothing live is deleted.
    */
-  #abandon(keys: readonly string[], value: string, timedOut: readonly boolean[]): void {
+  #abandon(keys: readonly string[], value: string, mayFollowUndo: readonly boolean[]): void {
     const undo = this.#requests?.release?.(keys, value) ?? releaseRequest(keys, value, 'marked');
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     this.nodes.forEach((node, index) => {
-      if (!timedOut[index]) return;
+      if (!mayFollowUndo[index]) return;
       node.abandon(value, (backend) => undo.send(backend));
       void node.ask(undo, deadline);
     });

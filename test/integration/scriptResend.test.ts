@@ -1,0 +1,95 @@
+/**
+ * A node that has not cached a script answers NOSCRIPT (its first use after
+ * a start, a restart or SCRIPT FLUSH), and the script is sent again in full.
+ * Whatever was queued behind the first EVALSHA on that connection runs
+ * before the resent script. A failed attempt's undo goes out at once, behind
+ * the writes of slower nodes that had not answered yet: on such a node the
+ * undo ran first, found nothing, and the resent acquire then took the keys
+ * for their whole TTL (seen in the model check, redisModel.test.ts, under
+ * load). Here the race is built on purpose: two nodes refuse at once, and
+ * the third, 40 ms away each way and without the script, answers NOSCRIPT
+ * after the undo is already queued behind it.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redlock, RedlockSemaphore, RedisSemaphore } from '../../src/index.js';
+import { slotKey } from '../../src/semaphore/permitKeys.js';
+import { releasePlainScript, releaseScript } from '../../src/scripts/release.js';
+import { semaphoreReleaseScript } from '../../src/scripts/semaphore.js';
+import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { patient } from '../support/patient.js';
+
+let nodes: LocalNodeSet;
+
+beforeAll(async () => {
+  nodes = await startNodes(3);
+});
+afterAll(async () => {
+  await nodes?.stopAll();
+});
+
+const LATENCY_MS = 40;
+const TTL_MS = 30_000;
+/**
+ * How long after the refusal the third node may still hold the loser's keys:
+ * its two round trips (EVALSHA, then EVAL) of 2 × 40 ms each and the undo's
+ * one more, 240 ms, with a busy 2-core machine's stalls on top. Far below
+ * the 30 s TTL that a leftover key would live.
+ */
+const UNDONE_WITHIN_MS = 3_000;
+
+interface Case {
+  readonly name: string;
+  /** The keys the loser's attempt writes on a node, and a holder of them on one node. */
+  keys(resource: string): string[];
+  holdOn(client: Redis, resource: string): Promise<unknown>;
+  /** One attempt over the three nodes: null when refused. */
+  tryAcquire(clients: Redis[], resource: string): Promise<unknown>;
+}
+
+const cases: Case[] = [
+  {
+    name: 'a lock on two resources',
+    keys: (resource) => [`${resource}:a`, `${resource}:b`],
+    holdOn: (client, resource) => client.set(`${resource}:a`, 'someone else', 'PX', TTL_MS),
+    tryAcquire: (clients, resource) => new Redlock(clients, patient).tryAcquire([`${resource}:a`, `${resource}:b`], TTL_MS),
+  },
+  {
+    name: 'a semaphore permit',
+    keys: (resource) => [slotKey(resource, 0)],
+    holdOn: (client, resource) => new RedisSemaphore(client, { ...patient, limit: 1 }).acquire(resource, TTL_MS),
+    tryAcquire: (clients, resource) => new RedlockSemaphore(clients, { ...patient, limit: 1 }).tryAcquire(resource, TTL_MS),
+  },
+];
+
+describe('an attempt resent after NOSCRIPT behind its own undo', () => {
+  it.for(cases)('$name: the keys it took there are undone after it', { timeout: 30_000 }, async ({ keys, holdOn, tryAcquire }, { task }) => {
+    const [n0, n1, n2] = nodes.clients() as [Redis, Redis, Redis];
+    const proxies = await nodes.proxies();
+    const proxied = await nodes.proxiedClients();
+    const resource = `resend-${task.id}`;
+    await Promise.all([holdOn(n0, resource), holdOn(n1, resource)]);
+    // Only the acquire is new to n2: a node long in use has the releases cached (an undo
+    // that met NOSCRIPT too would be resent after the acquire, and run after it).
+    await n2.script('FLUSH');
+    for (const script of [releaseScript, releasePlainScript, semaphoreReleaseScript]) await n2.script('LOAD', script.source);
+    const events = n2.duplicate();
+    await events.config('SET', 'notify-keyspace-events', 'K$');
+    let taken = false;
+    events.on('message', () => (taken = true));
+    await events.subscribe(`__keyspace@0__:${keys(resource)[0]}`);
+    proxies[2]!.latencyMs = LATENCY_MS;
+    try {
+      expect(await tryAcquire([n0, n1, proxied[2]!], resource), 'refused by the two nodes held').toBeNull();
+      // Built as meant: the acquire, resent in full after NOSCRIPT, took the keys on n2 after the undo.
+      await expect.poll(() => taken, { timeout: 5_000, interval: 10 }).toBe(true);
+      await expect
+        .poll(async () => (await n2.exists(...keys(resource))) === 0, { timeout: UNDONE_WITHIN_MS, interval: 10 })
+        .toBe(true);
+    } finally {
+      proxies[2]!.latencyMs = 0;
+      proxied.forEach((client) => client.disconnect());
+      events.disconnect();
+    }
+  });
+});
