@@ -26,8 +26,13 @@ export interface Plan {
   readonly contenders: readonly Contender[];
   readonly rounds: (scenario: Scenario) => number;
   readonly budget: (scenario: Scenario) => Budget;
-  /** Unmeasured run of each contender before a scenario's rounds (JIT, script cache, connections). */
-  readonly warmup: (scenario: Scenario) => Budget;
+  /**
+   * Unmeasured run of each contender before a scenario's rounds (JIT, script
+   * cache, connections); none with --quick, whose figures mean nothing: a
+   * warmup there is 200 waiters draining after the window, most of the
+   * smoke test's time.
+   */
+  readonly warmup: (scenario: Scenario) => Budget | undefined;
   /** Passes of the mixed measurement after the rounds (see scenarios/mixed.ts); 0 for none. */
   readonly mixedPasses: (scenario: Scenario) => number;
   /** Lock TTL in every scenario: long enough that no lock expires while held. */
@@ -89,7 +94,6 @@ const QUICK: Record<string, Budget> = {
   'contended-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
   'burst-200': { maxCycles: 10_000, maxMs: 400, drainMs: 3000 },
 };
-const QUICK_WARMUP: Budget = { maxCycles: 5, maxMs: 50, drainMs: 3000 };
 const QUICK_MIXED_PASSES = 2;
 
 /** `available`: every contender this run could measure; the options pick among them. */
@@ -142,7 +146,7 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
     contenders,
     rounds: (scenario) => (cli.quick ? 1 : (cli.rounds ?? full(scenario).rounds)),
     budget: (scenario) => (cli.quick ? (QUICK[scenario.id] ?? full(scenario).budget) : full(scenario).budget),
-    warmup: (scenario) => (cli.quick ? QUICK_WARMUP : full(scenario).warmup),
+    warmup: (scenario) => (cli.quick ? undefined : full(scenario).warmup),
     mixedPasses: (scenario) => {
       const passes = full(scenario).mixedPasses ?? 0;
       return cli.quick ? Math.min(passes, QUICK_MIXED_PASSES) : passes;

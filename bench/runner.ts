@@ -79,8 +79,11 @@ async function runScenario(
     totals.set(entrant, { stats: new Map(), cycles: 0 });
   }
 
-  for (const entrant of entrants) {
-    await measure(scenario, entrant, admins, `${prefix}:warmup:${contenderKey(entrant.contender)}`, plan.warmup(scenario), plan.ttlMs);
+  const warmup = plan.warmup(scenario);
+  if (warmup !== undefined) {
+    for (const entrant of entrants) {
+      await measure(scenario, entrant, admins, `${prefix}:warmup:${contenderKey(entrant.contender)}`, warmup, plan.ttlMs);
+    }
   }
 
   const rounds = plan.rounds(scenario);
