@@ -22,6 +22,20 @@ const README = join(ROOT, 'README.md');
 
 let work: string;
 let tarball: string;
+/** Each project's name and the packages installed beside the tarball. */
+const PROJECTS: readonly (readonly [string, readonly string[]])[] = [
+  ['bare', []],
+  ['node-redis', ['redis@6']],
+  ['glide', ['@valkey/valkey-glide@2']],
+];
+const installs = new Map<string, Promise<string>>();
+
+/** The project `name`, once installed (PROJECTS). */
+function installed(name: string): Promise<string> {
+  const install = installs.get(name);
+  if (install === undefined) throw new Error(`no project ${name}`);
+  return install;
+}
 
 /** The ```ts block right under the heading that starts with `heading`. */
 async function readmeBlock(heading: string): Promise<string> {
@@ -87,6 +101,12 @@ beforeAll(async () => {
   // npm pack builds dist/ first (the package's prepare script).
   const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, timeout: 300_000 });
   tarball = join(work, stdout.trim().split('\n').at(-1) ?? '');
+  // The three projects install at once (each waits on npm, not the CPU); each describe takes its own.
+  for (const [name, extra] of PROJECTS) {
+    const installing = project(name, extra);
+    installing.catch(() => undefined);
+    installs.set(name, installing);
+  }
 }, 360_000);
 
 afterAll(async () => {
@@ -96,7 +116,7 @@ afterAll(async () => {
 describe('installed with neither ioredis nor redis', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await project('bare', []);
+    dir = await installed('bare');
   }, 300_000);
 
   it('imports (ESM and CommonJS) without either client, and the first use names the clients it takes', async () => {
@@ -146,13 +166,13 @@ async function runClientSnippet(dir: string, heading: string, file: string, node
 }
 
 describe.each([
-  { client: 'redis', install: 'redis@6', heading: '### With node-redis', file: 'node-redis' },
-  { client: '@valkey/valkey-glide', install: '@valkey/valkey-glide@2', heading: '### With Valkey GLIDE', file: 'glide' },
-])('installed with $client alone', ({ client, install, heading, file }) => {
+  { client: 'redis', heading: '### With node-redis', file: 'node-redis' },
+  { client: '@valkey/valkey-glide', heading: '### With Valkey GLIDE', file: 'glide' },
+])('installed with $client alone', ({ client, heading, file }) => {
   let dir: string;
   let nodes: LocalNodeSet;
   beforeAll(async () => {
-    [dir, nodes] = await Promise.all([project(file, [install]), startNodes(3)]);
+    [dir, nodes] = await Promise.all([installed(file), startNodes(3)]);
   }, 300_000);
   afterAll(async () => {
     await nodes?.stopAll();
