@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -131,6 +131,23 @@ describe('installed with neither ioredis nor redis', () => {
     ].join('\n');
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
     expect(stdout).toMatch(/^QUORUMLOCK_INVALID_ARGUMENT Invalid client: expected an ioredis client .*, a node-redis client .* or a Valkey GLIDE client, got undefined/);
+  });
+
+  // (Was test/cli/build.test.ts, which ran a build of its own for it: the pack above has built it.)
+  it('installs the "bin" of package.json as an executable ESM file with a node shebang, which finds its package.json', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; bin?: Record<string, string> };
+    expect(pkg.bin?.['quorumlock']).toBe('dist/cli.js');
+    const bin = join(dir, 'node_modules/quorumlock', pkg.bin?.['quorumlock'] ?? '');
+    expect((await readFile(bin, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    // Run where ioredis is installed (the command line needs it): the project's own dist/,
+    // which the pack built, byte for byte the file installed here.
+    const built = join(ROOT, pkg.bin?.['quorumlock'] ?? '');
+    expect(await readFile(built, 'utf8')).toBe(await readFile(bin, 'utf8'));
+    const { stdout } = await run(built, ['exec', '--help'], { cwd: ROOT });
+    expect(stdout).toMatch(/Usage: quorumlock exec \[options\] RESOURCE -- COMMAND/);
+    const { stdout: version } = await run(built, ['--version'], { cwd: ROOT });
+    expect(version.trim()).toBe(pkg.version);
   });
 
   it('says the command line needs ioredis', async () => {
