@@ -83,7 +83,15 @@ const POLL_MS = 25;
 /** How long replication stays stalled before the master dies, in a lossy failover. */
 const LOSSY_STALL_MS = 150;
 
-/** Commands to one process, for the harness's own bookkeeping (never a paused one: they time out). */
+/**
+ * Commands to one process, for the harness's own bookkeeping (never a paused
+ * one: they time out). Patient: the harness is not what a test measures, and
+ * a CONFIG GET on a just-started master took over 1 s to connect and answer
+ * while several groups started at once on 2 cores (a test then failed for
+ * the harness's sake).
+ */
+const ADMIN_TIMEOUT_MS = 5000;
+
 function adminClient(address: Address): Redis {
   const client = new Redis({
     host: address.host,
@@ -91,8 +99,8 @@ function adminClient(address: Address): Redis {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: true,
-    commandTimeout: 1000,
-    connectTimeout: 1000,
+    commandTimeout: ADMIN_TIMEOUT_MS,
+    connectTimeout: ADMIN_TIMEOUT_MS,
     retryStrategy: () => 100,
   });
   client.on('error', () => undefined);
