@@ -164,6 +164,18 @@ describe('chaos history checker', () => {
       expect(formatFindings(result, h)).toContain('FENCING TOKEN did not increase on "r": 12 then 12');
     });
 
+    it('does not order a lock whose acquire completed after its validity ended (held at no instant) by that completion', () => {
+      // a: token 5, valid until 100, but its caller heard of it only at 150 (a paused process); b then held from 120.
+      const ops = [
+        op({ kind: 'acquire', value: 'a', resources: ['r'], invokedAt: 10, completedAt: 150, validUntil: 100, fencingTokens: ['5'] }),
+        grant('b', ['r'], 120, 200, { fencingTokens: ['9'] }),
+      ];
+      expect(checkHistory(history(ops)).tokenRegressions).toEqual([]);
+      // A lock that did hold does count: the same tokens the other way round regress.
+      const held = [grant('a', ['r'], 130, 140, { fencingTokens: ['9'] }), grant('b', ['r'], 150, 200, { fencingTokens: ['5'] })];
+      expect(checkHistory(history(held)).tokenRegressions).toHaveLength(1);
+    });
+
     it("takes each resource's own token from a multi-resource lock", () => {
       const ops = [
         grant('a', ['x', 'y'], 10, 100, { fencingTokens: ['4', '40'] }),

@@ -67,7 +67,11 @@ export function checkHistory(history: History): CheckResult {
         else found.resources.push(resource);
       }
     }
-    const tokened = list.filter((h) => h.fencingTokens.has(resource));
+    // Holds only, as for overlaps: a holder whose acquire completed after its validity ended
+    // (its process paused in between) held at no instant it saw, and its start (the completion)
+    // would order it after holders that came later (seen in child-processes at load 6: a token
+    // "going backwards" from a lock that had expired before its caller heard of it).
+    const tokened = open.filter((h) => h.fencingTokens.has(resource));
     tokensChecked += tokened.length;
     for (let i = 1; i < tokened.length; i++) {
       const earlier = tokened[i - 1] as Holder;
