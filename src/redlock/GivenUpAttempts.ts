@@ -26,7 +26,7 @@ export class GivenUpAttempts {
 
   /** An attempt of `value` on `keys` failed after `outcomes` (those decided): noted when some write was given up on. */
   note(value: string, keys: readonly string[], outcomes: readonly (NodeOutcome | undefined)[], settled: () => GivenUpAttempt['settled']): void {
-    // Index loops: a vote's outcomes have holes where a node had not answered, and some() and map() skip holes.
+    // One pass for both flags; an index loop also counts a hole (a sparse array) as unanswered, where some() and map() skip it.
     const unanswered: boolean[] = [];
     let givenUp = false;
     let timedOut = false;

@@ -48,7 +48,8 @@ class Ballot<O extends NodeOutcome> {
     private readonly quorum: number,
     private readonly decide: (result: VoteResult<O>) => void,
   ) {
-    this.#answers = new Array<O | undefined>(total);
+    // Filled, not sparse: byNode is read with some() and map(), which skip holes (a node not yet answered went unnoticed so).
+    this.#answers = new Array<O | undefined>(total).fill(undefined);
     this.#waiting = total;
   }
 
