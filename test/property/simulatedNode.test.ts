@@ -27,7 +27,7 @@ import { FakeClock } from '../support/FakeClock.js';
 import { SimulatedNode } from '../support/SimulatedNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
 import { checkProperty, timeoutFor } from './fcConfig.js';
-import { oneRealNode } from './modelCheck.js';
+import { ModelTime, oneRealNode } from './modelCheck.js';
 
 const UNIT_MS = 1000;
 const KEYS = ['a', 'b', 'c', 'd'] as const;
@@ -70,6 +70,10 @@ type Reply = boolean | number | string;
  * does: the scripts' fallback for a waiter without one (a counter raised to
  * the server's clock) depends on real time, which the simulation does not run.
  */
+function disconnect(connections: readonly { disconnect(): void }[]): void {
+  for (const connection of connections) connection.disconnect();
+}
+
 function ticketOf(value: string): number {
   return 1_000_000 + Number(value.replace(/\D/g, '') || 0);
 }
@@ -112,6 +116,7 @@ describe('SimulatedNode against a real redis-server', () => {
     const client = realNode();
     const real = new RedisNodeBackend(client);
     const nemesis = new SkewNemesis(client, { rate: 1 });
+    const modelTime = new ModelTime(UNIT_MS);
     await checkProperty(
       fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 25 }), async (commands) => {
         await client.flushall();
@@ -146,19 +151,24 @@ describe('SimulatedNode against a real redis-server', () => {
           } else {
             const { keys, value } = command;
             const [expected, actual] = await both(command, simulated, real);
+            if (!modelTime.holds(startedAt)) return disconnect(connections);
             expect(actual, where).toBe(expected);
           }
           // The whole keyspace agrees: same keys, same values, TTLs apart by no more than the real time that passed.
           const realKeys = (await client.keys('*')).sort();
+          if (!modelTime.holds(startedAt)) return disconnect(connections);
           expect(realKeys, where).toEqual(simulated.keyNames().sort());
           for (const key of KEYS) {
             const [line] = lineKeysFor(key);
-            expect(await client.zrange(line, 0, -1), `${where}, line of ${key}`).toEqual(simulated.lineOrder(key));
+            const order = await client.zrange(line, 0, -1);
+            if (!modelTime.holds(startedAt)) return disconnect(connections);
+            expect(order, `${where}, line of ${key}`).toEqual(simulated.lineOrder(key));
           }
           for (const key of KEYS) {
             const [value, pttl] = await Promise.all([client.get(key), client.pttl(key)]);
             // Read after the reply: real time runs on while we wait for it, on a loaded machine for tens of ms.
             const elapsed = performance.now() - startedAt;
+            if (!modelTime.holds(startedAt)) return disconnect(connections);
             expect(value ?? undefined, `${where}, GET ${key}`).toBe(simulated.get(key));
             const expectedTtl = simulated.pttl(key);
             if (expectedTtl === -2) {
@@ -179,11 +189,12 @@ describe('SimulatedNode against a real redis-server', () => {
         // Pub/sub messages come on their own connection: give them a moment to arrive.
         const announced = () => JSON.stringify([...heard.real].sort()) === JSON.stringify([...heard.simulated].sort());
         for (let i = 0; i < 100 && !announced(); i++) await sleep(10);
-        for (const connection of connections) connection.disconnect();
+        disconnect(connections);
         expect(Object.fromEntries(heard.real), 'release announcements per key').toEqual(Object.fromEntries(heard.simulated));
       }),
       SEQUENCE_RUNS,
     );
+    modelTime.expectFewCut(SEQUENCE_RUNS);
   }, timeoutFor(SEQUENCE_RUNS, 30_000));
 
   it('the simulated line drops waiters whose lease passed, and hands a release to the first live one', async () => {
