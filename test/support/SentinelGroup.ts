@@ -343,6 +343,15 @@ export class SentinelGroup {
     await this.#until('the group to settle', () => this.#unsettled());
   }
 
+  /**
+   * Whether the group is settled now (as waitUntilSettled waits for); when it
+   * is, `master` is the master it settled on, which after a failover the
+   * sentinels made on their own is not the one the harness saw last.
+   */
+  async isSettled(): Promise<boolean> {
+    return (await this.#unsettled()) === undefined;
+  }
+
   /** What keeps the group from being settled, or undefined when it is. */
   async #unsettled(): Promise<string | undefined> {
     const named = await Promise.all(this.sentinels.map((sentinel) => this.sentinelMaster(sentinel)));
