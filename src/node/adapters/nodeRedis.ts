@@ -207,13 +207,20 @@ function prefixOf(client: NodeRedisClient, options: SeenOptions): string {
 }
 
 /**
+ * node-redis 5's Sentinel client says nothing when it becomes ready (no
+ * 'ready' or 'connect'; v6 says 'ready'): while a request waits for its
+ * first connection, its readiness is looked at this often instead.
+ */
+const SENTINEL_READY_POLL_MS = 10;
+
+/**
  * node-redis connects only when told to (`await client.connect()`), and a
  * client that is not open stays so: quorumlock never opens a user's client
  * (it might have been closed on purpose), it fails the request instead.
  */
 function connectingOf(client: NodeRedisClient): ConnectingClient {
   // A cluster says 'connect' once its slots are known, a client and a sentinel 'ready': either is heard, once ready.
-  const wrapped = new Map<Listener, Listener>();
+  const wrapped = new Map<Listener, { readonly onReady: Listener; readonly poll: NodeJS.Timeout | undefined }>();
   const connecting: ConnectingClient = {
     get status() {
       return isReady(client) ? 'ready' : client.isOpen ? 'connecting' : 'end';
@@ -228,20 +235,22 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
         connecting.off('ready', listener);
         (listener as () => void)();
       };
-      wrapped.set(listener as Listener, onReady);
+      const poll = isSentinel(client) ? setInterval(onReady, SENTINEL_READY_POLL_MS).unref() : undefined;
+      wrapped.set(listener as Listener, { onReady, poll });
       client.on('ready', onReady);
       client.on('connect', onReady);
       return connecting as never;
     },
     off: (event, listener) => {
-      const onReady = event === 'ready' ? wrapped.get(listener as Listener) : undefined;
-      if (onReady === undefined) {
+      const ready = event === 'ready' ? wrapped.get(listener as Listener) : undefined;
+      if (ready === undefined) {
         client.off(String(event), listener as Listener);
         return connecting as never;
       }
       wrapped.delete(listener as Listener);
-      client.off('ready', onReady);
-      client.off('connect', onReady);
+      clearInterval(ready.poll);
+      client.off('ready', ready.onReady);
+      client.off('connect', ready.onReady);
       return connecting as never;
     },
     connect: () => client.connect().then(() => undefined),
@@ -314,7 +323,7 @@ function describeClient(client: NodeRedisClient, options: SeenOptions): string {
 /**
  * node-redis keeps a Sentinel client's options private (v5 and v6), so the
  * master's name and the sentinels are read where they show, never guessed:
- * v6's client identity starts with the first sentinel's address.
+ * the client identity (6.3, and 5.12) starts with the first sentinel's address.
  */
 function describeSentinel(client: NodeRedisSentinel, options: SeenOptions): string {
   const sentinels = (options.sentinelRootNodes ?? []).map(describeSeed);
