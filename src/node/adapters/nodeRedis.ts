@@ -208,8 +208,9 @@ function prefixOf(client: NodeRedisClient, options: SeenOptions): string {
 
 /**
  * node-redis 5's Sentinel client says nothing when it becomes ready (no
- * 'ready' or 'connect'; v6 says 'ready'): while a request waits for its
- * first connection, its readiness is looked at this often instead.
+ * 'ready' or 'connect'; v6 says 'ready'), nor when it is closed (no 'end'):
+ * while a request waits for its first connection, its readiness is looked
+ * at this often instead, until it is ready or no longer open.
  */
 const SENTINEL_READY_POLL_MS = 10;
 
@@ -235,7 +236,8 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
         connecting.off('ready', listener);
         (listener as () => void)();
       };
-      const poll = isSentinel(client) ? setInterval(onReady, SENTINEL_READY_POLL_MS).unref() : undefined;
+      const look = (): void => (client.isOpen ? onReady() : void connecting.off('ready', listener));
+      const poll = isSentinel(client) ? setInterval(look, SENTINEL_READY_POLL_MS).unref() : undefined;
       wrapped.set(listener as Listener, { onReady, poll });
       client.on('ready', onReady);
       client.on('connect', onReady);
