@@ -36,7 +36,7 @@ describe('a node-redis 5 Sentinel client passed while it connects', () => {
     }
   });
 
-  it('stops looking at a client closed before it was ready: no timer is left', async () => {
+  it('fails a waiting call as closed when the client is closed before it was ready, and leaves no timer', async () => {
     const started = vi.spyOn(globalThis, 'setInterval');
     const cleared = vi.spyOn(globalThis, 'clearInterval');
     try {
@@ -45,7 +45,10 @@ describe('a node-redis 5 Sentinel client passed while it connects', () => {
       await client.destroy();
       const error = await attempt;
       expect(error).toBeInstanceOf(QuorumUnreachableError);
-      expect(isQuorumLockError((error as QuorumUnreachableError).outcomes[0]?.error, ErrorCode.NODE_CONNECTION)).toBe(true);
+      const cause = (error as QuorumUnreachableError).outcomes[0]?.error;
+      expect(isQuorumLockError(cause, ErrorCode.NODE_CONNECTION)).toBe(true);
+      // Heard as closed (the look found it so), not left 'still connecting' until the call timed out.
+      expect(cause?.message).toContain('the connection was closed');
       const polls = started.mock.results.filter((_, i) => started.mock.calls[i]?.[1] === 10).map((result) => result.value as unknown);
       expect(polls).toHaveLength(1);
       await expect.poll(() => cleared.mock.calls.some(([timer]) => timer === polls[0]), { timeout: 2000 }).toBe(true);

@@ -222,6 +222,14 @@ const SENTINEL_READY_POLL_MS = 10;
 function connectingOf(client: NodeRedisClient): ConnectingClient {
   // A cluster says 'connect' once its slots are known, a client and a sentinel 'ready': either is heard, once ready.
   const wrapped = new Map<Listener, { readonly onReady: Listener; readonly poll: NodeJS.Timeout | undefined }>();
+  // Called by the look below when a client that says nothing on closing is found closed.
+  const ends = new Set<Listener>();
+  const closedSilently = (): void => {
+    for (const end of [...ends]) {
+      connecting.off('end', end);
+      end();
+    }
+  };
   const connecting: ConnectingClient = {
     get status() {
       return isReady(client) ? 'ready' : client.isOpen ? 'connecting' : 'end';
@@ -229,6 +237,7 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
     once: (event, listener) => {
       if (event !== 'ready') {
         client.once(String(event), listener as Listener);
+        if (event === 'end') ends.add(listener as Listener);
         return connecting as never;
       }
       const onReady = (): void => {
@@ -236,7 +245,11 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
         connecting.off('ready', listener);
         (listener as () => void)();
       };
-      const look = (): void => (client.isOpen ? onReady() : void connecting.off('ready', listener));
+      const look = (): void => {
+        if (client.isOpen) return onReady();
+        closedSilently();
+        connecting.off('ready', listener);
+      };
       const poll = isSentinel(client) ? setInterval(look, SENTINEL_READY_POLL_MS).unref() : undefined;
       wrapped.set(listener as Listener, { onReady, poll });
       client.on('ready', onReady);
@@ -247,6 +260,7 @@ function connectingOf(client: NodeRedisClient): ConnectingClient {
       const ready = event === 'ready' ? wrapped.get(listener as Listener) : undefined;
       if (ready === undefined) {
         client.off(String(event), listener as Listener);
+        ends.delete(listener as Listener);
         return connecting as never;
       }
       wrapped.delete(listener as Listener);
