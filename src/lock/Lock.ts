@@ -1,7 +1,7 @@
 import { type LostEvent, publish } from '../diagnostics/channels.js';
 import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from '../shared/errors.js';
 import type { Claim } from '../shared/claim.js';
-import type { Grant, ReleaseResult } from '../shared/grant.js';
+import type { Grant, ReleaseResult, WritesOut } from '../shared/grant.js';
 import type { LockOperations } from './LockOperations.js';
 import type { LockedRoutine } from './Locker.js';
 import { releaseAtEnd } from './releaseAtEnd.js';
@@ -46,6 +46,8 @@ export class Lock {
    * replica sync): it may still land, or keep the keys past our validity.
    */
   #mayOutliveValidity = false;
+  /** The acquire's writes some node had not answered when it was granted (Grant.writesOut), until none is out. */
+  #writesOut: WritesOut | undefined;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -56,6 +58,7 @@ export class Lock {
     this.#contended = grant.contended === true;
     this.#ttlMs = grant.ttlMs;
     this.fencingTokens = grant.fencingTokens;
+    this.#writesOut = grant.writesOut;
     if (grant.claim) this.#followClaim(grant.claim);
     // A node that timed out may still take the keys later: the end is watched, to release them then.
     if (grant.outcomes.some((outcome) => outcome.status === 'timeout')) {
@@ -226,6 +229,7 @@ export class Lock {
     if (this.#ended) throw this.#endReason();
     this.#validUntil = grant.validUntil;
     this.#ttlMs = grant.ttlMs;
+    if (this.#writesOut && !this.#writesOut.stillOut().includes(true)) this.#writesOut = undefined;
     if (this.#controller) this.#scheduleExpiry();
     return this;
   }
@@ -251,7 +255,7 @@ export class Lock {
       // An unsent claim goes first: sent after the release, it would take the keys back.
       this.#claim?.send();
       const passed = this.remainingMs() > 0 ? this.#ops.passOn(this) : undefined;
-      this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value, this.#contended);
+      this.#release = passed ? Promise.resolve(passed) : this.#ops.release(this.resources, this.value, this.#contended, this.#writesOut);
       // An Error costs a stack trace: the reason is built only when asked for.
       this.#end(RELEASED);
     }
@@ -315,7 +319,7 @@ export class Lock {
       if (this.#expiry) sharedTimerFor(this.#ops.clock).cancel(this.#expiry);
       if (reason !== RELEASED && !this.#release && this.#mayOutliveValidity) {
         this.#claim?.send();
-        this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended);
+        this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended, this.#writesOut);
       }
       if (reason !== RELEASED && !(reason instanceof LockReleasedError)) {
         publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));

@@ -3,7 +3,7 @@ import { validEnoughToPass, validUntil } from '../clock/validity.js';
 import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from '../shared/errors.js';
-import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import type { Grant, ReleaseResult, SettledRelease, WritesOut } from '../shared/grant.js';
 import type { LockOperations } from './LockOperations.js';
 import { Lock } from './Lock.js';
 import type { LockedRoutine, Locker } from './Locker.js';
@@ -60,7 +60,7 @@ export abstract class LockManager implements Locker {
       clock: settings.clock,
       extend: (keys, value, ttlMs, remainingMs) => this.#observedExtend(keys, value, ttlMs, remainingMs),
       renew: (keys, value, ttlMs, remainingMs, answer) => this.#observedRenew(keys, value, ttlMs, remainingMs, answer),
-      release: (keys, value, contended) => this.#observedRelease(keys, value, contended),
+      release: (keys, value, contended, writesOut) => this.#observedRelease(keys, value, contended, writesOut),
       passOn: (lock) => this.#passOn(lock),
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
@@ -101,7 +101,7 @@ export abstract class LockManager implements Locker {
    */
   protected abstract renewOnNodes(renewals: readonly Renewal[]): void;
   /** Never rejects: node failures are reported in the result. */
-  protected abstract releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
+  protected abstract releaseOnNodes(keys: readonly string[], value: string, contended?: boolean, writesOut?: WritesOut): Promise<ReleaseResult>;
   /**
    * Checks that a quorum holds every key with `value`. Rejects with
    * LockLostError, QuorumUnreachableError or LockExpiredError.
@@ -310,9 +310,9 @@ export abstract class LockManager implements Locker {
 
   // Not async: an async function that returns a promise costs its caller two
   // more microtasks, on every release.
-  #observedRelease(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult> {
-    if (!channels.release.hasSubscribers && !channels.releaseSettled.hasSubscribers) return this.releaseOnNodes(keys, value, contended);
-    return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value, contended));
+  #observedRelease(keys: readonly string[], value: string, contended?: boolean, writesOut?: WritesOut): Promise<ReleaseResult> {
+    if (!channels.release.hasSubscribers && !channels.releaseSettled.hasSubscribers) return this.releaseOnNodes(keys, value, contended, writesOut);
+    return observeRelease(this.settings.clock, keys, () => this.releaseOnNodes(keys, value, contended, writesOut));
   }
 
   /**

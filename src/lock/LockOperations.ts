@@ -1,4 +1,4 @@
-import type { Grant, ReleaseResult } from '../shared/grant.js';
+import type { Grant, ReleaseResult, WritesOut } from '../shared/grant.js';
 import type { Lock } from './Lock.js';
 import type { RenewalAnswer } from './RenewalBatch.js';
 
@@ -20,8 +20,8 @@ export interface LockOperations {
    * and answered through `answer`.
    */
   renew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number, answer: RenewalAnswer): void;
-  /** `contended`: see Grant.contended (absent: true, the safe side). */
-  release(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult>;
+  /** `contended`: see Grant.contended (absent: true, the safe side); `writesOut`: see Grant.writesOut. */
+  release(keys: readonly string[], value: string, contended?: boolean, writesOut?: WritesOut): Promise<ReleaseResult>;
   /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
   passOn(lock: Lock): ReleaseResult | undefined;
 }

@@ -1,4 +1,4 @@
-import type { ReleaseResult } from '../shared/grant.js';
+import type { ReleaseResult, WritesOut } from '../shared/grant.js';
 import type { LockOperations } from './LockOperations.js';
 
 /** How often the release of a lock that ended unreleased is tried, and how far apart. */
@@ -12,8 +12,14 @@ const RETRY_MS = 200;
  * timeout: a client reconnecting after a failover, a demoted master that
  * refused it). Resolves with the first try's result, as release() would.
  */
-export function releaseAtEnd(ops: LockOperations, keys: readonly string[], value: string, contended: boolean): Promise<ReleaseResult> {
-  const first = ops.release(keys, value, contended);
+export function releaseAtEnd(
+  ops: LockOperations,
+  keys: readonly string[],
+  value: string,
+  contended: boolean,
+  writesOut: WritesOut | undefined,
+): Promise<ReleaseResult> {
+  const first = ops.release(keys, value, contended, writesOut);
   const retry = (result: Promise<ReleaseResult>, tries: number): void => {
     void result
       .then((decided) => decided.settled)

@@ -7,7 +7,7 @@ import {
   QuorumUnreachableError,
   ValidityExhaustedError,
 } from '../shared/errors.js';
-import type { Grant, ReleaseResult, SettledRelease } from '../shared/grant.js';
+import type { Grant, ReleaseResult, SettledRelease, WritesOut } from '../shared/grant.js';
 import { deferClaim } from '../shared/claim.js';
 import type { ReleaseOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
@@ -44,7 +44,7 @@ import { largestTokens, standsOnQuorum } from './fencing.js';
 import { type Inspection, summarizeInspection } from '../lock/inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
-import { GivenUpAttempts } from './GivenUpAttempts.js';
+import { GivenUpAttempts, mayHaveFollowedUndo } from './GivenUpAttempts.js';
 import { RenewalTally } from './RenewalTally.js';
 import { SlicedCalls } from '../lock/SlicedCalls.js';
 import { TASKS_PER_TURN } from '../lock/SharedTimer.js';
@@ -241,7 +241,10 @@ export class QuorumCoordinator extends LockManager {
     }
     const until = validUntil(ttlMs, startedAt, this.settings);
     const left = until - clock.now();
-    if (left > 0) return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, contended: position !== undefined, keys };
+    if (left > 0) {
+      const writesOut = result.byNode.includes(undefined) ? result : undefined;
+      return { validUntil: until, ttlMs, outcomes: result.outcomes, fencingTokens, contended: position !== undefined, keys, writesOut };
+    }
     // Not back in its place: first in line, it would be handed the keys it
     // just gave back, to hold them reserved while it backs off (ContendedWait
     // does not retry at once after this error: the same round trips against
@@ -397,14 +400,43 @@ export class QuorumCoordinator extends LockManager {
     return summarizeInspection(keys, outcomes, this.quorum);
   }
 
-  protected async releaseOnNodes(keys: readonly string[], value: string, contended = true): Promise<ReleaseResult> {
+  protected async releaseOnNodes(keys: readonly string[], value: string, contended = true, writesOut?: WritesOut): Promise<ReleaseResult> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
     const own = this.#requests?.release?.(keys, value);
     const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
     const request = own ? finalRelease(own, value) : releaseRequest(keys, value, announce, true);
+    const out = writesOut?.stillOut();
     const result = await vote(this.nodes, this.quorum, request, deadline);
+    if (writesOut && out?.includes(true)) this.#releaseAfterWritesOut(request, value, out, writesOut, result);
     return new DecidedRelease(nodes, result);
+  }
+
+  /**
+   * The release went out while the acquire's write on some node had not
+   * answered. On the same connection it ran after that write, unless the
+   * write met NOSCRIPT: it is then sent again in full behind the release,
+   * which found nothing there, and would keep the keys for their whole TTL
+   * (a lock released at once, on a node's first use of the script). So on
+   * each such node where the release deleted nothing, it goes again once the
+   * write has answered `ok` (it ran, before this one); where the write timed
+   * out, also after it settles (LateWrites), as for an abandoned attempt.
+   */
+  #releaseAfterWritesOut(
+    request: NodeRequest<unknown, ReleaseOutcome>,
+    value: string,
+    out: readonly boolean[],
+    writesOut: WritesOut,
+    released: VoteResult<ReleaseOutcome>,
+  ): void {
+    void Promise.all([writesOut.settled, released.settled]).then(([writes, releases]) => {
+      const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
+      this.nodes.forEach((node, index) => {
+        if (!out[index] || !mayHaveFollowedUndo(writes[index], true) || releases[index]?.status === 'ok') return;
+        if (writes[index]?.status === 'timeout') node.abandon(value, (backend) => request.send(backend));
+        void node.ask(request, deadline);
+      });
+    });
   }
 
   /**

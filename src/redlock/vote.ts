@@ -10,6 +10,8 @@ export interface VoteResult<O extends NodeOutcome> {
   readonly byNode: readonly (O | undefined)[];
   /** Every node's outcome, once the last one has answered or timed out (built when first read). */
   readonly settled: Promise<readonly O[]>;
+  /** Per node, now (not when decided): no answer yet. */
+  stillOut(): readonly boolean[];
 }
 
 /**
@@ -69,6 +71,11 @@ class Ballot<O extends NodeOutcome> {
     if (this.#waiting === 0) this.#settle?.(this.#answers as O[]);
   }
 
+  /** Per node: no answer yet. */
+  unanswered(): boolean[] {
+    return this.#answers.map((answer) => answer === undefined);
+  }
+
   /** Every node's outcome, once all have answered. */
   settled(): Promise<readonly O[]> {
     if (this.#waiting === 0) return Promise.resolve(this.#answers as O[]);
@@ -93,6 +100,10 @@ class Decided<O extends NodeOutcome> implements VoteResult<O> {
     this.#settled ??= this.ballot.settled();
     return this.#settled;
   }
+
+  stillOut(): readonly boolean[] {
+    return this.ballot.unanswered();
+  }
 }
 
 /** The vote of a single node: its one outcome decides and settles it. */
@@ -111,5 +122,9 @@ class SoleVote<O extends NodeOutcome> implements VoteResult<O> {
 
   get settled(): Promise<readonly O[]> {
     return Promise.resolve(this.outcomes);
+  }
+
+  stillOut(): readonly boolean[] {
+    return [false];
   }
 }

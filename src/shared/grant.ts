@@ -25,6 +25,20 @@ export interface Grant {
    * undefined if it won none (the lock then keeps the reservation's validity).
    */
   readonly claim?: Claim | undefined;
+  /**
+   * Some node had not answered the acquire when its vote was decided: its
+   * write may run after the lock's release (see QuorumCoordinator's
+   * releaseAfterWritesOut). Absent when every node had answered.
+   */
+  readonly writesOut?: WritesOut | undefined;
+}
+
+/** The writes of a granted acquire that were still out when its vote was decided. */
+export interface WritesOut {
+  /** Per node, now: its write has not answered yet. */
+  stillOut(): readonly boolean[];
+  /** Every node's outcome, once the last one has answered or timed out. */
+  readonly settled: Promise<readonly NodeOutcome[]>;
 }
 
 /**

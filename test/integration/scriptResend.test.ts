@@ -62,34 +62,81 @@ const cases: Case[] = [
   },
 ];
 
+/**
+ * Builds the race on n2 (the third node): only the acquire scripts are new to
+ * it (a node long in use has the releases cached: a delete that met NOSCRIPT
+ * too would be resent after the acquire, and run after it), and it answers
+ * 40 ms away each way. `run` makes the attempt over [n0, n1, proxied n2];
+ * afterwards, the attempt's keys must have been taken on n2 (the race built as
+ * meant: the acquire, resent in full after NOSCRIPT, ran after the delete that
+ * followed it) and be gone again well before their TTL.
+ */
+async function raceOnSlowNode(keys: readonly string[], run: (clients: Redis[]) => Promise<void>): Promise<void> {
+  const [n0, n1, n2] = nodes.clients() as [Redis, Redis, Redis];
+  const proxies = await nodes.proxies();
+  const proxied = await nodes.proxiedClients();
+  await n2.script('FLUSH');
+  for (const script of [releaseScript, releasePlainScript, semaphoreReleaseScript]) await n2.script('LOAD', script.source);
+  const events = n2.duplicate();
+  await events.config('SET', 'notify-keyspace-events', 'K$');
+  let taken = false;
+  events.on('message', () => (taken = true));
+  await events.subscribe(`__keyspace@0__:${keys[0]}`);
+  proxies[2]!.latencyMs = LATENCY_MS;
+  try {
+    await run([n0, n1, proxied[2]!]);
+    await expect.poll(() => taken, { timeout: 5_000, interval: 10 }).toBe(true);
+    await expect.poll(async () => (await n2.exists(...keys)) === 0, { timeout: UNDONE_WITHIN_MS, interval: 10 }).toBe(true);
+  } finally {
+    proxies[2]!.latencyMs = 0;
+    proxied.forEach((client) => client.disconnect());
+    events.disconnect();
+  }
+}
+
 describe('an attempt resent after NOSCRIPT behind its own undo', () => {
   it.for(cases)('$name: the keys it took there are undone after it', { timeout: 30_000 }, async ({ keys, holdOn, tryAcquire }, { task }) => {
-    const [n0, n1, n2] = nodes.clients() as [Redis, Redis, Redis];
-    const proxies = await nodes.proxies();
-    const proxied = await nodes.proxiedClients();
+    const [n0, n1] = nodes.clients() as [Redis, Redis];
     const resource = `resend-${task.id}`;
     await Promise.all([holdOn(n0, resource), holdOn(n1, resource)]);
-    // Only the acquire is new to n2: a node long in use has the releases cached (an undo
-    // that met NOSCRIPT too would be resent after the acquire, and run after it).
-    await n2.script('FLUSH');
-    for (const script of [releaseScript, releasePlainScript, semaphoreReleaseScript]) await n2.script('LOAD', script.source);
-    const events = n2.duplicate();
-    await events.config('SET', 'notify-keyspace-events', 'K$');
-    let taken = false;
-    events.on('message', () => (taken = true));
-    await events.subscribe(`__keyspace@0__:${keys(resource)[0]}`);
-    proxies[2]!.latencyMs = LATENCY_MS;
-    try {
-      expect(await tryAcquire([n0, n1, proxied[2]!], resource), 'refused by the two nodes held').toBeNull();
-      // Built as meant: the acquire, resent in full after NOSCRIPT, took the keys on n2 after the undo.
-      await expect.poll(() => taken, { timeout: 5_000, interval: 10 }).toBe(true);
-      await expect
-        .poll(async () => (await n2.exists(...keys(resource))) === 0, { timeout: UNDONE_WITHIN_MS, interval: 10 })
-        .toBe(true);
-    } finally {
-      proxies[2]!.latencyMs = 0;
-      proxied.forEach((client) => client.disconnect());
-      events.disconnect();
-    }
+    await raceOnSlowNode(keys(resource), async (clients) => {
+      expect(await tryAcquire(clients, resource), 'refused by the two nodes held').toBeNull();
+    });
+  });
+});
+
+interface GrantedCase {
+  readonly name: string;
+  keys(resource: string): string[];
+  /** An acquire over the three nodes, granted by the first two. */
+  acquire(clients: Redis[], resource: string): Promise<{ release(): Promise<unknown> }>;
+}
+
+const granted: GrantedCase[] = [
+  {
+    name: 'a lock on two resources',
+    keys: (resource) => [`${resource}:a`, `${resource}:b`],
+    acquire: (clients, resource) => new Redlock(clients, patient).acquire([`${resource}:a`, `${resource}:b`], TTL_MS),
+  },
+  {
+    name: 'a semaphore permit',
+    keys: (resource) => [slotKey(resource, 0)],
+    acquire: (clients, resource) => new RedlockSemaphore(clients, { ...patient, limit: 1 }).acquire(resource, TTL_MS),
+  },
+];
+
+/**
+ * The same race after a grant: two nodes grant at once, and the lock is
+ * released before the third has answered. Its release runs there before the
+ * acquire resent after NOSCRIPT, finds nothing, and the acquire then takes
+ * the keys for their whole TTL unless the release goes again after it.
+ */
+describe('a granted acquire resent after NOSCRIPT behind its release', () => {
+  it.for(granted)('$name: the keys it took there are released after it', { timeout: 30_000 }, async ({ keys, acquire }, { task }) => {
+    const resource = `resend-granted-${task.id}`;
+    await raceOnSlowNode(keys(resource), async (clients) => {
+      const lock = await acquire(clients, resource);
+      await lock.release();
+    });
   });
 });

@@ -81,6 +81,23 @@ describe('vote', () => {
     expect(settled?.map((o) => o.status)).toEqual(['ok', 'ok', 'timeout']);
   });
 
+  it('tells, at each moment after deciding, which nodes have not answered yet', async () => {
+    vi.useFakeTimers();
+    let answer: (ok: boolean) => void = () => undefined;
+    const slow: NodeBackend = { ...backend('c', 'ok'), acquire: () => new Promise((resolve) => (answer = resolve)) };
+    const nodes = [backend('a', 'ok'), backend('b', 'ok'), slow, backend('d', 'never')].map((b) => new LockNode(b, new FakeClock()));
+    const result = await vote(nodes, 2, acquireRequest(['r'], 'v', 1000), 50);
+    expect(result.granted).toBe(true);
+    expect(result.stillOut()).toEqual([false, false, true, true]);
+    answer(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result.stillOut()).toEqual([false, false, false, true]);
+    // The decided outcomes stay as they were when the vote was decided.
+    expect(result.byNode.map((o) => o?.status)).toEqual(['ok', 'ok', undefined, undefined]);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(result.stillOut()).toEqual([false, false, false, false]);
+  });
+
   it.each([
     ['ok', true, 'ok'],
     ['held', false, 'held'],
@@ -93,6 +110,7 @@ describe('vote', () => {
     expect(result.outcomes.map((o) => o.status)).toEqual([status]);
     expect(result.byNode.map((o) => o?.status)).toEqual([status]);
     expect((await result.settled).map((o) => o.status)).toEqual([status]);
+    expect(result.stillOut()).toEqual([false]);
     expect(only.calls).toBe(1);
   });
 

@@ -11,7 +11,7 @@
  */
 import type { Lock, LockedRoutine, NodeOutcome, RedisClient, RedlockOptions, Resources, TryAcquireOptions, UsingOptions, AcquireOptions } from '../../../src/index.js';
 import { Redlock, isQuorumLockError, ErrorCode } from '../../../src/index.js';
-import type { Grant, ReleaseResult } from '../../../src/shared/grant.js';
+import type { Grant, ReleaseResult, WritesOut } from '../../../src/shared/grant.js';
 import type { Renewal } from '../../../src/lock/RenewalBatch.js';
 import type { LinePosition } from '../../../src/wakeup/LinePosition.js';
 import type { ConnectWait } from '../../../src/node/RequestDeadline.js';
@@ -136,10 +136,10 @@ export class ObservedRedlock extends Redlock {
     super.renewOnNodes(observed);
   }
 
-  protected override async releaseOnNodes(keys: readonly string[], value: string, contended?: boolean): Promise<ReleaseResult> {
+  protected override async releaseOnNodes(keys: readonly string[], value: string, contended?: boolean, writesOut?: WritesOut): Promise<ReleaseResult> {
     const invokedAt = sharedNow();
     this.#observer.sink.releasing?.({ client: this.#observer.client, value, resources: [...keys], at: invokedAt });
-    const result = await super.releaseOnNodes(keys, value, contended);
+    const result = await super.releaseOnNodes(keys, value, contended, writesOut);
     this.#emit('release', keys, value, undefined, invokedAt, { result: 'ok', nodes: result.outcomes, released: result.released });
     return result;
   }
