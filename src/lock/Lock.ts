@@ -67,6 +67,11 @@ export class Lock {
     }
   }
 
+  /** @internal The acquire's writes some node had not answered when it was granted (see Grant.writesOut). */
+  get writesOut(): WritesOut | undefined {
+    return this.#writesOut;
+  }
+
   /** @internal The claim of the full TTL, while it is out (see Grant.claim). */
   get pendingClaim(): Claim | undefined {
     return this.#claim;

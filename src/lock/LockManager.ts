@@ -333,7 +333,7 @@ export abstract class LockManager implements Locker {
       taker.owner === this &&
       // A lock whose claim is still out passes as it will be: the taker follows the claim too.
       (lock.pendingClaim !== undefined || validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings)) &&
-      taker.offer({ value: lock.value, validUntil: lock.validUntil, claim: lock.pendingClaim });
+      taker.offer({ value: lock.value, validUntil: lock.validUntil, claim: lock.pendingClaim, writesOut: lock.writesOut });
     if (!passes) {
       taker.holderReleasing();
       return undefined;
@@ -360,7 +360,7 @@ export abstract class LockManager implements Locker {
   }
 
   #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
-    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true, claim: handover.claim };
+    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true, claim: handover.claim, writesOut: handover.writesOut };
     publish<AcquireEvent>('acquire', () => ({
       resources: keys,
       ttlMs,

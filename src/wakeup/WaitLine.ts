@@ -1,5 +1,6 @@
 import { sleep } from '../shared/sleep.js';
 import type { Claim } from '../shared/claim.js';
+import type { WritesOut } from '../shared/grant.js';
 import type { ReleaseWatch } from './ReleaseWatch.js';
 
 /**
@@ -62,6 +63,8 @@ export interface LocalHandover {
   readonly validUntil: number;
   /** The giver's claim of its full TTL, if still out (a handed-off lock's, see Grant.claim): the taker follows it. */
   readonly claim?: Claim | undefined;
+  /** The giver's acquire writes still out (Grant.writesOut): the taker's release follows them. */
+  readonly writesOut?: WritesOut | undefined;
 }
 
 /** The waiter behind a place, as a releasing holder of the same process sees it. */

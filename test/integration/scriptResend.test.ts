@@ -12,7 +12,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redlock, RedlockSemaphore, RedisSemaphore } from '../../src/index.js';
+import { Redlock, RedlockSemaphore, RedisSemaphore, type ReleaseResult } from '../../src/index.js';
 import { slotKey } from '../../src/semaphore/permitKeys.js';
 import { releasePlainScript, releaseScript } from '../../src/scripts/release.js';
 import { semaphoreReleaseScript } from '../../src/scripts/semaphore.js';
@@ -30,6 +30,12 @@ afterAll(async () => {
 
 const LATENCY_MS = 40;
 const TTL_MS = 30_000;
+/**
+ * n2's latency each way where the race is with a release: the grant, the
+ * release (and a pass to a waiter) take a few turns of a loaded event loop,
+ * and must go out before n2's NOSCRIPT comes back (85 ms went by under load).
+ */
+const RELEASE_RACE_LATENCY_MS = 250;
 /**
  * How long after the refusal the third node may still hold the loser's keys:
  * its two round trips (EVALSHA, then EVAL) of 2 × 40 ms each and the undo's
@@ -71,7 +77,7 @@ const cases: Case[] = [
  * meant: the acquire, resent in full after NOSCRIPT, ran after the delete that
  * followed it) and be gone again well before their TTL.
  */
-async function raceOnSlowNode(keys: readonly string[], run: (clients: Redis[]) => Promise<void>): Promise<void> {
+async function raceOnSlowNode(keys: readonly string[], run: (clients: Redis[]) => Promise<void>, latencyMs = LATENCY_MS): Promise<void> {
   const [n0, n1, n2] = nodes.clients() as [Redis, Redis, Redis];
   const proxies = await nodes.proxies();
   const proxied = await nodes.proxiedClients();
@@ -82,7 +88,7 @@ async function raceOnSlowNode(keys: readonly string[], run: (clients: Redis[]) =
   let taken = false;
   events.on('message', () => (taken = true));
   await events.subscribe(`__keyspace@0__:${keys[0]}`);
-  proxies[2]!.latencyMs = LATENCY_MS;
+  proxies[2]!.latencyMs = latencyMs;
   try {
     await run([n0, n1, proxied[2]!]);
     await expect.poll(() => taken, { timeout: 5_000, interval: 10 }).toBe(true);
@@ -109,7 +115,7 @@ interface GrantedCase {
   readonly name: string;
   keys(resource: string): string[];
   /** An acquire over the three nodes, granted by the first two. */
-  acquire(clients: Redis[], resource: string): Promise<{ release(): Promise<unknown> }>;
+  acquire(clients: Redis[], resource: string): Promise<{ release(): Promise<ReleaseResult> }>;
 }
 
 const granted: GrantedCase[] = [
@@ -134,9 +140,37 @@ const granted: GrantedCase[] = [
 describe('a granted acquire resent after NOSCRIPT behind its release', () => {
   it.for(granted)('$name: the keys it took there are released after it', { timeout: 30_000 }, async ({ keys, acquire }, { task }) => {
     const resource = `resend-granted-${task.id}`;
-    await raceOnSlowNode(keys(resource), async (clients) => {
-      const lock = await acquire(clients, resource);
-      await lock.release();
-    });
+    await raceOnSlowNode(
+      keys(resource),
+      async (clients) => {
+        const released = await (await acquire(clients, resource)).release();
+        // Built as meant: the release ran on n2 before the resent acquire, and found nothing.
+        expect((await released.settled).outcomes[2]?.status).toBe('held');
+      },
+      RELEASE_RACE_LATENCY_MS,
+    );
+  });
+});
+
+describe('a lock passed to a waiter of the same process before its acquire answered everywhere', () => {
+  it('is released after the acquire resent after NOSCRIPT, by the waiter it was passed to', { timeout: 30_000 }, async ({ task }) => {
+    const resource = `resend-passed-${task.id}`;
+    // Two resources: the acquire of one is a plain SET NX, which never meets NOSCRIPT.
+    const resources = [`${resource}:a`, `${resource}:b`];
+    await raceOnSlowNode(
+      resources,
+      async (clients) => {
+        const locker = new Redlock(clients, patient);
+        // Queued in this process behind the first, the second asks no node: the first's release passes it the lock.
+        const acquiring = locker.acquire(resources, TTL_MS);
+        const waiting = locker.acquire(resources, TTL_MS);
+        const first = await acquiring;
+        expect((await first.release()).passedOn, 'passed on, not released').toBe(true);
+        const released = await (await waiting).release();
+        // Built as meant: the release ran on n2 before the resent acquire, and found nothing.
+        expect((await released.settled).outcomes[2]?.status).toBe('held');
+      },
+      RELEASE_RACE_LATENCY_MS,
+    );
   });
 });
