@@ -91,7 +91,7 @@ export class GivenUpAttempts {
  * (an attempt's first use of a script on a node: it then kept its keys for
  * their whole TTL).
  */
-export function mayHaveFollowedUndo(outcome: NodeOutcome | undefined, unanswered: boolean): boolean {
+function mayHaveFollowedUndo(outcome: NodeOutcome | undefined, unanswered: boolean): boolean {
   return outcome?.status === 'timeout' || (unanswered && outcome?.status === 'ok');
 }
 

@@ -44,7 +44,7 @@ import { largestTokens, standsOnQuorum } from './fencing.js';
 import { type Inspection, summarizeInspection } from '../lock/inspection.js';
 import { denialCause, quorumFor } from './quorum.js';
 import { vote } from './vote.js';
-import { GivenUpAttempts, mayHaveFollowedUndo } from './GivenUpAttempts.js';
+import { GivenUpAttempts } from './GivenUpAttempts.js';
 import { RenewalTally } from './RenewalTally.js';
 import { SlicedCalls } from '../lock/SlicedCalls.js';
 import { TASKS_PER_TURN } from '../lock/SharedTimer.js';
@@ -417,10 +417,13 @@ export class QuorumCoordinator extends LockManager {
    * answered. On the same connection it ran after that write, unless the
    * write met NOSCRIPT: it is then sent again in full behind the release,
    * which found nothing there, and would keep the keys for their whole TTL
-   * (a lock released at once, on a node's first use of the script). So on
-   * each such node where the release deleted nothing, it goes again once the
-   * write has answered `ok` (it ran, before this one); where the write timed
-   * out, also after it settles (LateWrites), as for an abandoned attempt.
+   * (a lock released at once, on a node's first use of the script). With
+   * `syncReplicas` the write went on a connection of its own, which the
+   * release may overtake. So on each such node where the release deleted
+   * nothing, it goes again once the write has answered anything but a
+   * refusal: `ok`, or an error that may have written (a short sync did);
+   * where the write timed out, also after it settles (LateWrites), as for an
+   * abandoned attempt.
    */
   #releaseAfterWritesOut(
     request: NodeRequest<unknown, ReleaseOutcome>,
@@ -432,8 +435,9 @@ export class QuorumCoordinator extends LockManager {
     void Promise.all([writesOut.settled, released.settled]).then(([writes, releases]) => {
       const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
       this.nodes.forEach((node, index) => {
-        if (!out[index] || !mayHaveFollowedUndo(writes[index], true) || releases[index]?.status === 'ok') return;
-        if (writes[index]?.status === 'timeout') node.abandon(value, (backend) => request.send(backend));
+        const write = writes[index];
+        if (!out[index] || write === undefined || write.status === 'held' || releases[index]?.status === 'ok') return;
+        if (write.status === 'timeout') node.abandon(value, (backend) => request.send(backend));
         void node.ask(request, deadline);
       });
     });
