@@ -11,9 +11,18 @@ import leaveSource from './leave.lua';
  */
 export const RESERVATION_MS = 600;
 
-/** A script that keeps wait lines: line.lua's helpers go in front of its own source (and of any other helpers it needs, in order). */
+/** A script that keeps wait lines: line.lua's helpers go in front of its own source (and of any other helpers it needs, in order), defined before it runs. */
 export function lineScript(name: string, ...sources: string[]): LuaScript {
-  return new LuaScript(name, [lineSource, ...sources].join('\n'));
+  return new LuaScript(name, [lineSource, 'line_helpers()', ...sources].join('\n'));
+}
+
+/**
+ * A script that reaches a wait line on some paths only: line.lua's helpers go
+ * in front of its source, which calls line_helpers() on those paths, so the
+ * others do not pay for defining them.
+ */
+export function lineScriptOnDemand(name: string, source: string): LuaScript {
+  return new LuaScript(name, [lineSource, source].join('\n'));
 }
 
 export const keepaliveScript = lineScript('keepalive', keepaliveSource);

@@ -1,12 +1,12 @@
-import { lineScript, readPlace } from './line.js';
+import { lineScriptOnDemand, readPlace } from './line.js';
 import acquireSource from './semaphoreAcquire.lua';
 import extendSource from './semaphoreExtend.lua';
 import releaseSource from './semaphoreRelease.lua';
 import { LuaScript } from './LuaScript.js';
 
-export const semaphoreAcquireScript = lineScript('semaphoreAcquire', acquireSource);
+export const semaphoreAcquireScript = lineScriptOnDemand('semaphoreAcquire', acquireSource);
 export const semaphoreExtendScript = new LuaScript('semaphoreExtend', extendSource);
-export const semaphoreReleaseScript = lineScript('semaphoreRelease', releaseSource);
+export const semaphoreReleaseScript = lineScriptOnDemand('semaphoreRelease', releaseSource);
 
 /**
  * What a node answered to a semaphore acquire: taken, a slot held (with the

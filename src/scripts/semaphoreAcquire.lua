@@ -19,15 +19,19 @@
 -- ARGV[6]     line mode: the caller's ticket, the same on every node
 -- Returns 1 when every slot now holds the value (the limit record then lasts
 -- at least the TTL, so it outlives every slot beside it; in line mode the
--- caller left the line), 0 when any slot is held (nothing is written), or
+-- caller left the line; a record renewed gets twice the TTL, so that the
+-- acquires of the next TTL need not write it again), 0 when any slot is held (nothing is written), or
 -- minus the recorded limit when the record holds another limit (nothing is
 -- written). In line mode a held slot returns 0 while enough other slots
 -- are free for the caller to try them, and otherwise {-ticket, server µs},
 -- the caller's place in the line it now stands in (line.lua's
 -- stand_in_line): no other set of slots would do either.
--- (line.lua's helpers are put in front of this source.)
+-- (line.lua's helpers are put in front of this source, defined only in line mode.)
 local in_line = ARGV[4] == 'line'
-if in_line and redis.replicate_commands then redis.replicate_commands() end
+if in_line then
+  if redis.replicate_commands then redis.replicate_commands() end
+  line_helpers()
+end
 local limitKey = KEYS[1]
 local value = ARGV[1]
 local ttl = tonumber(ARGV[2])
@@ -38,21 +42,26 @@ local recorded = redis.call('GET', limitKey)
 if recorded and recorded ~= limit then
   return -tonumber(recorded)
 end
-for i = 2, slots do
-  if redis.call('EXISTS', KEYS[i]) == 1 then
-    if not in_line then return 0 end
-    local free = 0
-    for j = slots + 3, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
-    if free >= slots - 1 then return 0 end
-    local now_ms, now_us = server_time()
-    return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
+if slots == 2 and not in_line then
+  -- One slot, not in line (an uncontended permit): SET NX is the check and the write.
+  if not redis.call('SET', KEYS[2], value, 'NX', 'PX', ttl) then return 0 end
+else
+  for i = 2, slots do
+    if redis.call('EXISTS', KEYS[i]) == 1 then
+      if not in_line then return 0 end
+      local free = 0
+      for j = slots + 3, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+      if free >= slots - 1 then return 0 end
+      local now_ms, now_us = server_time()
+      return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
+    end
+  end
+  for i = 2, slots do
+    redis.call('SET', KEYS[i], value, 'PX', ttl)
   end
 end
-for i = 2, slots do
-  redis.call('SET', KEYS[i], value, 'PX', ttl)
-end
-if redis.call('PTTL', limitKey) < ttl then
-  redis.call('SET', limitKey, limit, 'PX', ttl)
+if redis.call('PTTL', limitKey) <= ttl then
+  redis.call('SET', limitKey, limit, 'PX', 2 * ttl)
 end
 if in_line then leave_line(KEYS[slots + 1], KEYS[slots + 2], value) end
 return 1

@@ -1,5 +1,6 @@
 -- semaphoreExtend: give a holder's permit slots a new TTL, only if every one
--- still holds its value, and keep the limit record alive at least as long.
+-- still holds its value, and keep the limit record alive at least as long
+-- (renewed for twice the TTL, as semaphoreAcquire.lua does).
 -- KEYS[1]     the resource's limit record
 -- KEYS[2..n]  the holder's permit slots
 -- ARGV[1]     the holder's random value
@@ -25,7 +26,7 @@ end
 for i = 2, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ttl)
 end
-if redis.call('PTTL', limitKey) < ttl then
-  redis.call('SET', limitKey, limit, 'PX', ttl)
+if redis.call('PTTL', limitKey) <= ttl then
+  redis.call('SET', limitKey, limit, 'PX', 2 * ttl)
 end
 return 1

@@ -11,7 +11,7 @@
 -- Returns the number of slots deleted; slots that expired or hold another
 -- value are left alone, so releasing an expired permit returns 0.
 -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
--- (line.lua's helpers are put in front of this source.)
+-- (line.lua's helpers are put in front of this source, defined only to wake.)
 if redis.replicate_commands then redis.replicate_commands() end
 local value = ARGV[1]
 local line, lease = KEYS[#KEYS - 1], KEYS[#KEYS]
@@ -23,6 +23,7 @@ for i = 2, #KEYS - 2 do
   end
 end
 if freed > 0 and redis.call('EXISTS', line) == 1 then
+  line_helpers()
   local now_ms, now_us = server_time()
   wake_heads(KEYS[1], line, lease, freed, now_ms, now_us)
 end

@@ -49,7 +49,8 @@ local function server_time()
 end
 `;
 /** A script as lineScript() builds it, with the model's clock. */
-const withModelClock = (name: string, ...sources: string[]) => new LuaScript(`${name}-model-clock`, [lineSource, MODEL_CLOCK, ...sources].join('\n'));
+const withModelClock = (name: string, ...sources: string[]) =>
+  new LuaScript(`${name}-model-clock`, [lineSource, 'line_helpers()', MODEL_CLOCK, ...sources].join('\n'));
 const readScript = withModelClock('rwRead', readSource);
 const readExtendScript = withModelClock('rwReadExtend', readExtendSource);
 const readReleaseScript = withModelClock('rwReadRelease', wakeSource, readReleaseSource);

@@ -31,7 +31,7 @@ export class SimulatedSemaphoreNode {
     if (recorded !== null && recorded !== String(limit)) return -Number(recorded);
     if (slots.some((slot) => this.#keys.has(slot))) return 0;
     for (const slot of slots) this.#set(slot, value, ttlMs);
-    if (this.pttl(limitKey) < ttlMs) this.#set(limitKey, String(limit), ttlMs);
+    if (this.pttl(limitKey) <= ttlMs) this.#set(limitKey, String(limit), 2 * ttlMs);
     return 1;
   }
 
@@ -42,7 +42,7 @@ export class SimulatedSemaphoreNode {
     if (recorded !== null && recorded !== String(limit)) return 0;
     if (slots.some((slot) => this.get(slot) !== value)) return 0;
     for (const slot of slots) this.#set(slot, value, ttlMs);
-    if (this.pttl(limitKey) < ttlMs) this.#set(limitKey, String(limit), ttlMs);
+    if (this.pttl(limitKey) <= ttlMs) this.#set(limitKey, String(limit), 2 * ttlMs);
     return 1;
   }
 
