@@ -44,7 +44,7 @@ export abstract class LockManager implements Locker {
   readonly #waitHooks: WaitHooks = {
     openWatch: (keys) => this.releaseWatch(keys),
     keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
-    localLine: (keys, value) => (this.waitsInLocalLine ? lineKey(keys) : value),
+    localLine: (keys) => (this.waitsInLocalLine ? lineKey(keys) : undefined),
   };
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
@@ -323,6 +323,7 @@ export abstract class LockManager implements Locker {
    * validity. Never with fencing: each holder needs a token of its own.
    */
   #passOn(lock: Lock): ReleaseResult | undefined {
+    if (!this.waitsInLocalLine) return undefined;
     const line = this.lineSpace.lines.get(lineKey(lock.resources));
     if (!(line instanceof Line)) return undefined;
     const taker = line.places[0]?.taker;

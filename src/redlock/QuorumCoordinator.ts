@@ -404,12 +404,16 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const nodes = this.nodes.length;
     const own = this.#requests?.release?.(keys, value);
-    const announce = this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
-    const request = own ? finalRelease(own, value) : releaseRequest(keys, value, announce, true);
+    const request = own ? finalRelease(own, value) : releaseRequest(keys, value, this.#announce(keys, contended), true);
     const out = writesOut?.stillOut();
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (writesOut && out?.includes(true)) this.#releaseAfterWritesOut(request, value, out, writesOut, result);
     return new DecidedRelease(nodes, result);
+  }
+
+  /** Only for the mutex's release: another primitive's release script wakes its own waiters, and the lookup joins its keys for nothing. */
+  #announce(keys: readonly string[], contended: boolean): 'all' | 'marked' | 'plain' {
+    return this.lineSpace.hasWaiters(lineKey(keys)) ? 'all' : contended ? 'marked' : 'plain';
   }
 
   /**

@@ -20,8 +20,8 @@ import {
 export interface WaitHooks {
   openWatch(keys: readonly string[]): ReleaseWatch;
   keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
-  /** The line of this process a waiter for `keys` joins (see LineSpace): waiters that may enter together get one each. */
-  localLine(keys: readonly string[], value: string): string;
+  /** The line of this process a waiter for `keys` joins (see LineSpace); undefined where waiters may enter together, each then keeping a line of its own, by its value, only once it needs one (formLine). */
+  localLine(keys: readonly string[]): string | undefined;
 }
 
 /**
@@ -37,6 +37,8 @@ export interface WaitHooks {
 export class ContendedWait implements LoneHead, LocalTaker {
   readonly #space: LineSpace;
   readonly #lineKey: string;
+  /** Whether waiters of this process for these keys line up (WaitHooks.localLine). */
+  readonly #linesUp: boolean;
   readonly #deadline: number;
   readonly #clock: Clock;
   readonly #signal: AbortSignal | undefined;
@@ -79,7 +81,9 @@ export class ContendedWait implements LoneHead, LocalTaker {
     this.#keys = keys;
     this.#value = value;
     this.#hooks = hooks;
-    this.#lineKey = hooks.localLine(keys, value);
+    const local = hooks.localLine(keys);
+    this.#linesUp = local !== undefined;
+    this.#lineKey = local ?? value;
     this.#deadline = deadline;
     this.#clock = clock;
     this.#signal = signal;
@@ -93,6 +97,8 @@ export class ContendedWait implements LoneHead, LocalTaker {
    */
   queueBehindOthers(firstDelayMs: number): Promise<void> | undefined {
     this.#maxDelayMs = firstDelayMs;
+    // Waiters that may enter together need no entry in the shared map: a Map write and delete of a fresh string, each acquire.
+    if (!this.#linesUp) return undefined;
     if (standAlone(this.#space, this.#lineKey, this)) return undefined;
     const place = joinLine(this.#space, this.#lineKey);
     place.taker = this;
@@ -238,7 +244,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     this.#stopKeeping?.();
     const place = this.#place;
     if (!place) {
-      leaveAlone(this.#space, this.#lineKey, this);
+      if (this.#linesUp) leaveAlone(this.#space, this.#lineKey, this);
       return;
     }
     place.leave(acquired);
