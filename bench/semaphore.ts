@@ -11,7 +11,7 @@
  *   critical sections/s, commands per section, wait p99;
  * - 64 waiters across 8 processes (8 each), the same resource, limit and
  *   hold (semaphore and redis-semaphore): critical sections/s, requests per
- *   section (EVALSHA, EVAL and SET the servers ran), wait p99.
+ *   section (what the processes' clients sent), wait p99.
  * On 1 node, the read-write lock: 16 readers on one resource (1 ms reads),
  * alone and with a writer every 10 ms: reader throughput, writer wait p99.
  *
@@ -21,18 +21,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
-import type { Redis } from 'ioredis';
-import { type ClientGroup, openAdminClient, openClients } from './clients.js';
+import { type ClientGroup, openClients } from './clients.js';
 import { buildLibrary, type Library, libraryUrl, removeBuilds } from './library.js';
 import { openNodes } from './nodes.js';
 import { buildBenchScript } from './procs/build.js';
 import { now } from './scenarios/clock.js';
 import { type Cycle, cycleOf, type Kind, LIMIT, TTL_MS } from './semaphore/cycles.js';
 import { SemaphoreProcesses } from './semaphore/processes.js';
-import { difference, snapshot } from './serverStats.js';
 import { median, quantile } from './stats.js';
 
 const UNCONTENDED_CYCLES = 300;
+const UNCONTENDED_BLOCK = 20;
 const WORKERS = 64;
 const PHASE_MS = 1_000;
 const HOLD_MS = 1;
@@ -50,14 +49,25 @@ interface Contender {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function uncontendedP50Us({ cycle }: Contender, key: string): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < UNCONTENDED_CYCLES; i++) {
-    const started = now();
-    await (await cycle(key))();
-    times.push(now() - started);
+/**
+ * Each contender's uncontended acquire + release p50 (µs) in one round. They
+ * take turns every UNCONTENDED_BLOCK cycles: a spell of a noisy machine then
+ * falls on all of them alike, where one contender's 300 cycles in a row could
+ * meet it alone (the ratio of two such p50s moved by ±20% run to run).
+ */
+async function uncontendedP50sUs(contenders: readonly Contender[], keyOf: (contender: Contender) => string): Promise<number[]> {
+  const times = contenders.map((): number[] => []);
+  for (let done = 0; done < UNCONTENDED_CYCLES; done += UNCONTENDED_BLOCK) {
+    for (const [index, contender] of contenders.entries()) {
+      const key = keyOf(contender);
+      for (let i = 0; i < UNCONTENDED_BLOCK; i++) {
+        const started = now();
+        await (await contender.cycle(key))();
+        times[index]!.push(now() - started);
+      }
+    }
   }
-  return quantile(times, 0.5) * 1000;
+  return times.map((t) => quantile(t, 0.5) * 1000);
 }
 
 /** `workers` loops for PHASE_MS; `key(i)` names each worker's resource; returns cycles/s, commands per cycle, wait p99 (ms). */
@@ -90,15 +100,13 @@ async function loops(contender: Contender, workers: number, key: (i: number) => 
 }
 
 /** Requests of a lock library the servers ran: its scripts and SETs (commands inside scripts are not requests). */
-function requestsIn(stats: Map<string, { calls: number }>): number {
-  return ['evalsha', 'eval', 'set'].reduce((sum, name) => sum + (stats.get(name)?.calls ?? 0), 0);
-}
-
-/** One round of the across-process case: critical sections/s, requests per section, wait p99. */
-async function acrossProcesses(processes: SemaphoreProcesses, admins: readonly Redis[], key: string) {
-  const before = await snapshot(admins);
-  const { sections, waits } = await processes.round(key);
-  const requests = requestsIn(difference(before, await snapshot(admins)));
+/**
+ * One round of the across-process case: critical sections/s, requests per
+ * section (as the workers' clients sent them: the servers' command counts
+ * would also count the commands a script runs), wait p99.
+ */
+async function acrossProcesses(processes: SemaphoreProcesses, key: string) {
+  const { sections, waits, requests } = await processes.round(key);
   return { perSec: (sections / PHASE_MS) * 1000, requestsPer: requests / Math.max(sections, 1), waitP99: quantile([...waits], 0.99) };
 }
 
@@ -152,7 +160,6 @@ async function main(): Promise<void> {
   const pool = await openNodes([], 5);
   const groups: ClientGroup[] = [];
   const started: SemaphoreProcesses[] = [];
-  const adminClients: Redis[] = [];
   try {
     const library = await buildLibrary();
     // Another checkout's build (the code before a change), measured beside this one's in the same rounds.
@@ -185,17 +192,17 @@ async function main(): Promise<void> {
         started.push(processes);
         processesOf.set(name, processes);
       }
-      const admins = await Promise.all(urls.map((url) => openAdminClient(url)));
-      adminClients.push(...admins);
       const rows = new Map<string, Row>(
         contenders.map((c) => [c.name, { p50Us: [], workers: [], workerCommands: [], contended: [], contendedCommands: [], waitP99: [], procs: [], procsRequests: [], procsWaitP99: [] }]),
       );
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+        const prefixOf = (contender: Contender) => `qlbench-sem:${n}:${round}:${contenders.indexOf(contender)}`;
+        const p50s = await uncontendedP50sUs(order, (contender) => `${prefixOf(contender)}:u`);
+        for (const [index, contender] of order.entries()) rows.get(contender.name)!.p50Us.push(p50s[index]!);
         for (const contender of order) {
           const row = rows.get(contender.name)!;
-          const prefix = `qlbench-sem:${n}:${round}:${contenders.indexOf(contender)}`;
-          row.p50Us.push(await uncontendedP50Us(contender, `${prefix}:u`));
+          const prefix = prefixOf(contender);
           const parallel = await loops(contender, WORKERS, (i) => `${prefix}:w${i}`, 0);
           row.workers.push(parallel.perSec);
           row.workerCommands.push(parallel.commandsPer);
@@ -205,7 +212,7 @@ async function main(): Promise<void> {
           row.waitP99.push(contended.waitP99);
           const processes = processesOf.get(contender.name);
           if (processes) {
-            const across = await acrossProcesses(processes, admins, `${prefix}:procs`);
+            const across = await acrossProcesses(processes, `${prefix}:procs`);
             row.procs.push(across.perSec);
             row.procsRequests.push(across.requestsPer);
             row.procsWaitP99.push(across.waitP99);
@@ -228,7 +235,11 @@ async function main(): Promise<void> {
       }
       const mutex = rows.get('quorumlock mutex')!;
       const semaphore = rows.get('quorumlock semaphore')!;
-      lines.push(`semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}×`);
+      const perRound = semaphore.p50Us.map((p50, round) => p50 / mutex.p50Us[round]!);
+      lines.push(
+        `semaphore / mutex uncontended p50: ${(median(semaphore.p50Us) / median(mutex.p50Us)).toFixed(2)}× ` +
+          `(per round: median ${median(perRound).toFixed(2)}×, ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}×)`,
+      );
       const peerRow = rows.get(peerName)!;
       const before = rows.get(BASELINE_SEMAPHORE);
       if (before) {
@@ -264,7 +275,6 @@ async function main(): Promise<void> {
     console.log(lines.join('\n'));
   } finally {
     await Promise.all(started.map((processes) => processes.close()));
-    for (const admin of adminClients) admin.disconnect();
     for (const group of groups) group.close();
     await pool.close();
     await removeBuilds();

@@ -72,7 +72,11 @@ export class SemaphoreProcesses {
   async round(key: string): Promise<SemaphoreWorkerReport> {
     for (const { child } of this.workers) child.stdin!.write(`go ${key}\n`);
     const reports = await Promise.all(this.workers.map(async (worker) => JSON.parse(await worker.next()) as SemaphoreWorkerReport));
-    return { sections: reports.reduce((sum, r) => sum + r.sections, 0), waits: reports.flatMap((r) => r.waits) };
+    return {
+      sections: reports.reduce((sum, r) => sum + r.sections, 0),
+      waits: reports.flatMap((r) => r.waits),
+      requests: reports.reduce((sum, r) => sum + r.requests, 0),
+    };
   }
 
   async close(): Promise<void> {

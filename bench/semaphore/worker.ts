@@ -3,7 +3,8 @@
  * ioredis clients, one contender, `waiters` waiters in it. Config comes as
  * JSON in argv; it warms up, prints "ready", then for each "go <key>" line on
  * stdin runs its waiters on that key for `phaseMs` (1 ms holds) and prints one
- * JSON line: critical sections, and each acquire's wait in ms. "exit" (or
+ * JSON line: critical sections, each acquire's wait in ms, and the requests
+ * its clients sent. "exit" (or
  * stdin closing: the bench is gone) ends it.
  *
  * Bundled by procs/build.ts and run with plain node.
@@ -27,6 +28,8 @@ export interface SemaphoreWorkerConfig {
 export interface SemaphoreWorkerReport {
   readonly sections: number;
   readonly waits: readonly number[];
+  /** Requests this process's clients sent during the phase (ClientGroup.requests). */
+  readonly requests: number;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as SemaphoreWorkerConfig;
@@ -42,6 +45,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   const end = now() + config.phaseMs;
   const waits: number[] = [];
   let sections = 0;
+  const sentBefore = group.requests();
   await Promise.all(
     Array.from({ length: config.waiters }, async () => {
       while (now() < end) {
@@ -55,7 +59,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     }),
   );
   await group.quiet();
-  const report: SemaphoreWorkerReport = { sections, waits };
+  const report: SemaphoreWorkerReport = { sections, waits, requests: group.requests() - sentBefore };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 group.close();
