@@ -27,6 +27,8 @@ export interface FencedOutcome extends NodeOutcome {
   readonly ticket?: number;
   /** With `ticket`: the node's server time in µs when it gave that place, if it said. */
   readonly serverUs?: number;
+  /** With status `held`, after a probing try (PrimitiveRequests.acquire): no other try could be granted on this node now. */
+  readonly full?: boolean;
 }
 
 export interface VerifyOutcome extends NodeOutcome {

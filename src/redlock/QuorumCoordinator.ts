@@ -74,9 +74,12 @@ export interface PrimitiveRequests {
    * With fencing, a granting node's outcome carries its tokens. With
    * `place`, an attempt of a waiter from the wait lines (see waitKeys): a
    * node that refuses it keeps it in line and answers its place
-   * (FencedOutcome.ticket), one that grants takes it out.
+   * (FencedOutcome.ticket), one that grants takes it out. With `probe`
+   * (a primitive's later try within one attempt, see acquireOnNodes), a
+   * node that refuses also says whether any other try could be granted
+   * there now (FencedOutcome.full).
    */
-  acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace): NodeRequest<unknown, FencedOutcome>;
+  acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace, probe?: boolean): NodeRequest<unknown, FencedOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
   /**
    * Release, and the undo of a failed attempt. Absent: the mutex's
@@ -188,12 +191,14 @@ export class QuorumCoordinator extends LockManager {
     position.nodes.clear();
   }
 
+  /** `probe`: a primitive's later try of one attempt (PrimitiveRequests.acquire). */
   protected async acquireOnNodes(
     keys: readonly string[],
     value: string,
     ttlMs: number,
     position: LinePosition | undefined,
     connectWait: ConnectWait,
+    probe = false,
   ): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#writeTimeout(ttlMs);
@@ -204,7 +209,7 @@ export class QuorumCoordinator extends LockManager {
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
       this.#requests
-        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs })
+        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs }, probe)
         : position
           ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
           : fencing

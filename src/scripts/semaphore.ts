@@ -10,18 +10,23 @@ export const semaphoreReleaseScript = lineScriptOnDemand('semaphoreRelease', rel
 
 /**
  * What a node answered to a semaphore acquire: taken, a slot held (with the
- * caller's place, in line mode), or the limit it records when that is another.
+ * caller's place, in line mode; `full` in probe mode when too few slots are
+ * free for any other set), or the limit it records when that is another.
  */
 export type SemaphoreAcquireReply = {
   readonly taken: boolean;
   readonly recordedLimit?: number;
   readonly ticket?: number;
   readonly serverUs?: number;
+  readonly full?: boolean;
 };
+
+const FULL = 2;
 
 export function readSemaphoreAcquire(reply: unknown): SemaphoreAcquireReply {
   const place = readPlace(reply);
   if (place) return { taken: false, ...place };
   const code = Number(reply);
+  if (code === FULL) return { taken: false, full: true };
   return code < 0 ? { taken: false, recordedLimit: -code } : { taken: code === 1 };
 }

@@ -10,11 +10,13 @@
 --             its lease (lineKeys.ts)
 -- KEYS[n+3..] line mode only: every permit slot of the resource, `limit` of
 --             them, to tell a full semaphore from a held candidate
+--             (probe mode: they follow KEYS[n] at once, with no line keys)
 -- ARGV[1]     the holder's random value
 -- ARGV[2]     TTL in milliseconds
 -- ARGV[3]     the limit the caller states
 -- ARGV[4]     'line' when the caller waits (after its first attempt
---             failed); absent otherwise
+--             failed); 'probe' for a later candidate set of a plain attempt
+--             (the first set was held); absent otherwise
 -- ARGV[5]     line mode: the lease in ms of its place (and the line keys' TTL)
 -- ARGV[6]     line mode: the caller's ticket, the same on every node
 -- Returns 1 when every slot now holds the value (the limit record then lasts
@@ -25,9 +27,12 @@
 -- written). In line mode a held slot returns 0 while enough other slots
 -- are free for the caller to try them, and otherwise {-ticket, server µs},
 -- the caller's place in the line it now stands in (line.lua's
--- stand_in_line): no other set of slots would do either.
+-- stand_in_line): no other set of slots would do either. In probe mode a
+-- held slot returns 0 while enough other slots are free, and otherwise 2:
+-- no other set would do, so the caller need not try one (nothing is written).
 -- (line.lua's helpers are put in front of this source, defined only in line mode.)
 local in_line = ARGV[4] == 'line'
+local probing = ARGV[4] == 'probe'
 if in_line then
   if redis.replicate_commands then redis.replicate_commands() end
   line_helpers()
@@ -36,7 +41,9 @@ local limitKey = KEYS[1]
 local value = ARGV[1]
 local ttl = tonumber(ARGV[2])
 local limit = ARGV[3]
-local slots = in_line and #KEYS - 2 - tonumber(limit) or #KEYS
+local slots = in_line and #KEYS - 2 - tonumber(limit) or probing and #KEYS - tonumber(limit) or #KEYS
+-- Where every slot of the resource is named (line and probe modes).
+local all_from = in_line and slots + 3 or slots + 1
 
 local recorded = redis.call('GET', limitKey)
 if recorded and recorded ~= limit then
@@ -44,14 +51,20 @@ if recorded and recorded ~= limit then
 end
 if slots == 2 and not in_line then
   -- One slot, not in line (an uncontended permit): SET NX is the check and the write.
-  if not redis.call('SET', KEYS[2], value, 'NX', 'PX', ttl) then return 0 end
+  if not redis.call('SET', KEYS[2], value, 'NX', 'PX', ttl) then
+    if not probing then return 0 end
+    local free = 0
+    for j = all_from, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+    return free >= slots - 1 and 0 or 2
+  end
 else
   for i = 2, slots do
     if redis.call('EXISTS', KEYS[i]) == 1 then
-      if not in_line then return 0 end
+      if not in_line and not probing then return 0 end
       local free = 0
-      for j = slots + 3, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+      for j = all_from, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
       if free >= slots - 1 then return 0 end
+      if probing then return 2 end
       local now_ms, now_us = server_time()
       return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
     end

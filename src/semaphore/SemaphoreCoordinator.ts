@@ -63,18 +63,25 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
   ): Promise<Grant> {
     const resource = resourceOf(keys[0] ?? '');
     let held: LockHeldError | undefined;
+    let tries = 0;
     for (const slots of candidateSlots(this.limit, keys.length - 1, Math.random)) {
       const taken = permitKeys(resource, slots);
+      // After a held first set, a plain attempt's tries probe (every slot
+      // named), so that a full semaphore costs two requests, not `limit`; the
+      // first stays the two-key request an uncontended permit needs.
+      const probe = position === undefined && tries++ > 0;
       try {
         // The grant names the slots it took (Grant.keys).
-        return await super.acquireOnNodes(taken, value, ttlMs, position, connectWait);
+        return await super.acquireOnNodes(taken, value, ttlMs, position, connectWait, probe);
       } catch (error) {
         const mismatch = limitMismatchIn(error);
         if (mismatch) throw mismatch;
         if (!(error instanceof LockHeldError)) throw error;
         held = error;
-        // A quorum put us in line: too few slots free there, so no other set would be granted.
+        // A quorum put us in line, or says no other set is free: too few slots
+        // are free there, so no other set would be granted.
         if (position && countPlaces(error.outcomes) >= this.quorum) break;
+        if (probe && countFull(error.outcomes) >= this.quorum) break;
       }
     }
     throw new LockHeldError({ resources: [resource], nodeCount: this.nodeCount, quorum: this.quorum, outcomes: held?.outcomes ?? [] });
@@ -94,6 +101,11 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
 /** The nodes that answered with a place in the wait line (FencedOutcome.ticket). */
 function countPlaces(outcomes: readonly NodeOutcome[]): number {
   return outcomes.filter((outcome) => (outcome as FencedOutcome).ticket !== undefined).length;
+}
+
+/** The nodes that answered a probing try with too few slots free for any other. */
+function countFull(outcomes: readonly NodeOutcome[]): number {
+  return outcomes.filter((outcome) => (outcome as FencedOutcome).full === true).length;
 }
 
 function limitMismatchIn(error: unknown): LimitMismatchError | undefined {

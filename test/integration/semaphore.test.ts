@@ -11,6 +11,7 @@ import {
   RedlockSemaphore,
 } from '../../src/index.js';
 import { limitKey, slotKey } from '../../src/semaphore/permitKeys.js';
+import { semaphoreAcquireScript } from '../../src/scripts/semaphore.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
@@ -65,6 +66,52 @@ describe('RedisSemaphore on one node', () => {
     expect(await heldSlots(client, 'pool', 4)).toBe(3);
     const small = await semaphore.acquire('pool', 10_000);
     await Promise.all([big.release(), small.release()]);
+  });
+
+  it('an attempt on a full semaphore stops after one probe: two requests, not one per slot', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 8 });
+    const held = await Promise.all(Array.from({ length: 8 }, () => semaphore.acquire('full', 10_000)));
+    const admin = nodes.clients()[0]!;
+    await admin.config('RESETSTAT');
+    expect(await semaphore.tryAcquire('full', 10_000)).toBeNull();
+    const stats = await admin.info('commandstats');
+    const evalshas = Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    admin.disconnect();
+    // The first set (a plain SET NX), then one probe that finds no slot free; without the probe, all 8.
+    expect(evalshas).toBe(2);
+    // A probe that finds another slot free goes on to it.
+    await held[3]!.release();
+    const next = await semaphore.tryAcquire('full', 10_000);
+    expect(next?.resources[1]).toBe(held[3]!.resources[1]);
+    await Promise.all([...held, next!].map((lock) => lock.release()));
+  });
+
+  it('a probing try answers full only when too few slots are free for any other set', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 3 });
+    const probe = (slots: number[]) =>
+      client.evalsha(
+        semaphoreAcquireScript.sha,
+        1 + slots.length + 3,
+        limitKey('p'),
+        ...slots.map((slot) => slotKey('p', slot)),
+        ...[0, 1, 2].map((slot) => slotKey('p', slot)),
+        'v',
+        10_000,
+        3,
+        'probe',
+      );
+    const [a, b] = await Promise.all([semaphore.acquire('p', 10_000), semaphore.acquire('p', 10_000)]);
+    const [heldSlot, freeSlot] = [Number(a.resources[1]!.split(':').pop()), [0, 1, 2].find((slot) => ![a, b].some((lock) => lock.resources[1] === slotKey('p', slot)))!];
+    // One slot free: a held slot answers 0 (try another) when one is wanted, 2 when two are.
+    expect(await probe([heldSlot])).toBe(0);
+    expect(await probe([heldSlot, freeSlot])).toBe(2);
+    const c = await semaphore.acquire('p', 10_000);
+    // None free: 2.
+    expect(await probe([heldSlot])).toBe(2);
+    await Promise.all([b.release(), c.release()]);
+    // Two free, two wanted: 0.
+    expect(await probe([heldSlot, freeSlot])).toBe(0);
+    await a.release();
   });
 
   it('keeps every key on a TTL by the server, the limit record at least as long as the slots', async () => {

@@ -23,7 +23,8 @@ const SLOTS = 3;
 const RUNS = 150;
 
 type Command =
-  | { readonly op: 'acquire' | 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
+  | { readonly op: 'acquire'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number; readonly probe: boolean }
+  | { readonly op: 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
   | { readonly op: 'release'; readonly slots: number[]; readonly value: string }
   | { readonly op: 'advance'; readonly ms: number };
 
@@ -32,7 +33,7 @@ const valueArb = fc.constantFrom('v1', 'v2', 'v3');
 const ttlArb = fc.integer({ min: 1, max: 12 }).map((k) => k * UNIT_MS);
 const limitArb = fc.constantFrom(3, 3, 3, 2);
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constant('acquire' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb }),
+  fc.record({ op: fc.constant('acquire' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb, probe: fc.boolean() }),
   fc.record({ op: fc.constant('extend' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb }),
   fc.record({ op: fc.constant('release' as const), slots: slotsArb, value: valueArb }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
@@ -40,11 +41,20 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
 
 const realNode = oneRealNode();
 
+/** Every slot of the resource under `limit`: what a probing try names after its own. */
+function allSlotsOf(limit: number): string[] {
+  return Array.from({ length: limit }, (_, slot) => slotKey(RESOURCE, slot));
+}
+
 async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number> {
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
     case 'acquire': {
-      const reply = await real.runScript(semaphoreAcquireScript, keys, [command.value, command.ttlMs, command.limit], readSemaphoreAcquire);
+      const [scriptKeys, args] = command.probe
+        ? [[...keys, ...allSlotsOf(command.limit)], [command.value, command.ttlMs, command.limit, 'probe']]
+        : [keys, [command.value, command.ttlMs, command.limit]];
+      const reply = await real.runScript(semaphoreAcquireScript, scriptKeys, args, readSemaphoreAcquire);
+      if (reply.full) return 2;
       return reply.recordedLimit === undefined ? Number(reply.taken) : -reply.recordedLimit;
     }
     case 'extend':
@@ -58,7 +68,7 @@ function onModel(node: SimulatedSemaphoreNode, command: Exclude<Command, { op: '
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
     case 'acquire':
-      return node.acquire(keys, command.value, command.ttlMs, command.limit);
+      return node.acquire(keys, command.value, command.ttlMs, command.limit, command.probe ? allSlotsOf(command.limit) : undefined);
     case 'extend':
       return node.extend(keys, command.value, command.ttlMs, command.limit);
     case 'release':
@@ -73,7 +83,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
       const client = realNode();
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
-      const seen = { taken: 0, held: 0, mismatch: 0, extended: 0, released: 0 };
+      const seen = { taken: 0, held: 0, full: 0, mismatch: 0, extended: 0, released: 0 };
       const modelTime = new ModelTime(UNIT_MS);
       const allKeys = [limitKey(RESOURCE), ...Array.from({ length: SLOTS }, (_, slot) => slotKey(RESOURCE, slot))];
       await checkProperty(
@@ -95,7 +105,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
               const actual = await onRedis(real, command);
               if (!modelTime.holds(startedAt)) return;
               expect(actual, where).toBe(expected);
-              if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : 'mismatch']++;
+              if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : expected === 2 ? 'full' : 'mismatch']++;
               if (command.op === 'extend' && expected === 1) seen.extended++;
               if (command.op === 'release' && expected > 0) seen.released++;
             }

@@ -24,12 +24,19 @@ export class SimulatedSemaphoreNode {
     return entry === undefined ? -2 : entry.expiresAt - this.#now;
   }
 
-  /** semaphoreAcquire.lua: 1 taken, 0 a slot held, -recorded on another limit. */
-  acquire(keys: readonly string[], value: string, ttlMs: number, limit: number): number {
+  /**
+   * semaphoreAcquire.lua: 1 taken, 0 a slot held, -recorded on another limit;
+   * probing with `allSlots` (every slot of the resource), 2 when a slot is
+   * held and fewer than `slots` of them are free.
+   */
+  acquire(keys: readonly string[], value: string, ttlMs: number, limit: number, allSlots?: readonly string[]): number {
     const [limitKey, ...slots] = keys as [string, ...string[]];
     const recorded = this.get(limitKey);
     if (recorded !== null && recorded !== String(limit)) return -Number(recorded);
-    if (slots.some((slot) => this.#keys.has(slot))) return 0;
+    if (slots.some((slot) => this.#keys.has(slot))) {
+      if (allSlots === undefined) return 0;
+      return allSlots.filter((slot) => !this.#keys.has(slot)).length >= slots.length ? 0 : 2;
+    }
     for (const slot of slots) this.#set(slot, value, ttlMs);
     if (this.pttl(limitKey) <= ttlMs) this.#set(limitKey, String(limit), 2 * ttlMs);
     return 1;
