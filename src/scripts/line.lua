@@ -6,9 +6,10 @@
 -- place is held). Returns nothing itself; first_live returns the head.
 --
 -- The helpers are defined by line_helpers(), which a script calls before its
--- first use of them: seven closures made on every call cost a script about
--- 2 µs on Redis 7, which a semaphore's plain acquire and its release nobody
--- waits for (the uncontended cycle) need not pay. lineScript() calls it
+-- first use of them: seven closures made on every call cost an empty script
+-- 1-2 µs on Redis 7 here (SLOWLOG, a noisy machine), which a semaphore's
+-- plain acquire and its release nobody waits for (the uncontended cycle)
+-- need not pay. lineScript() calls it
 -- first thing; a script built with lineScriptOnDemand() calls it itself, on
 -- the paths that reach the line.
 
