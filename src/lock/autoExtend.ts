@@ -46,7 +46,7 @@ export function startAutoExtension(lock: Lock, extendAtFraction: number | undefi
       if (!stopped) scheduleRenewal();
     },
     failed(error: unknown): void {
-      if (stopped || lock.ended) return;
+      if (stopped) return;
       if (isQuorumLockError(error) && (error.code === ErrorCode.LOCK_LOST || error.code === ErrorCode.LOCK_EXPIRED)) {
         return;
       }
@@ -61,11 +61,18 @@ export function startAutoExtension(lock: Lock, extendAtFraction: number | undefi
     },
   };
   const task = new TimedTask(() => {
-    if (!stopped && !lock.ended) lock.renewThen(lock.ttlMs, answer);
+    if (stopped) return;
+    // Past its end when this came due (a stalled process): the lock's own
+    // expiry task is not on the timer to say so (Lock.watchEndThroughRenewals),
+    // so it ends here; an end already reached stays as it is.
+    if (lock.ended) lock.markLost(new LockExpiredError(lock.resources));
+    else lock.renewThen(lock.ttlMs, answer);
   });
 
-  // Reading the signal here puts the lock's expiry on the timer, so the
-  // routine learns of an expiry even if every extension fails.
+  // The routine learns of an expiry even if every extension fails: from the
+  // renewals, whose deadlines end with the validity, and from a renewal
+  // retried past the end (failed() below), not from an expiry task per lock.
+  lock.watchEndThroughRenewals(true);
   void lock.signal;
   scheduleRenewal();
 
@@ -73,6 +80,7 @@ export function startAutoExtension(lock: Lock, extendAtFraction: number | undefi
     stop(): void {
       stopped = true;
       timer.cancel(task);
+      lock.watchEndThroughRenewals(false);
     },
   };
 }

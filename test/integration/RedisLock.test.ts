@@ -208,6 +208,21 @@ describe('RedisLock', () => {
     expect(await redis.exists('job')).toBe(0);
   });
 
+  it('using() aborts the signal of a routine that stalled its process past the lock’s end', async () => {
+    const locker = new RedisLock(redis, patient);
+    const reason = await locker.using('stalled', 300, async (signal) => {
+      // Synchronously past the end: the renewal comes due late, on the one timer, and finds no validity left.
+      const until = performance.now() + 500;
+      while (performance.now() < until) {
+        // busy: no turn of the event loop
+      }
+      const aborted = new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true })));
+      await Promise.race([aborted, sleep(3_000)]);
+      return signal.reason as unknown;
+    });
+    expect(reason).toBeInstanceOf(LockExpiredError);
+  });
+
   it('using() aborts the routine’s signal when the key is deleted behind its back', async () => {
     const locker = new RedisLock(redis, patient);
     const reason = await locker.using('job2', 300, async (signal) => {
