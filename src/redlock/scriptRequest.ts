@@ -1,6 +1,6 @@
 import type { FencedOutcome, NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
 import type { LinePlace } from '../scripts/acquire.js';
-import { companionKey } from '../scripts/lineKeys.js';
+import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import type { LuaScript } from '../scripts/LuaScript.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
@@ -53,7 +53,7 @@ export function scriptRelease(script: LuaScript, keys: readonly string[], args: 
 
 /** A resource's wait line and its lease (lineKeys.ts): what a primitive's scripts take to keep or wake its waiters. */
 export function waitLineOf(resource: string): [line: string, lease: string] {
-  return [companionKey(resource, 'line'), companionKey(resource, 'lease')];
+  return lineAndLeaseFor(resource);
 }
 
 /** The arguments that make a primitive's acquire an attempt from the wait line: 'line', the place's lease, its ticket. */

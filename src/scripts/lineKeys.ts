@@ -11,7 +11,13 @@ export function companionKey(resource: string, suffix: string): string {
   return hasHashTag ? `${resource}:${suffix}` : `{${resource}}:${suffix}`;
 }
 
-/** The line's order (ZSET value → ticket), its leases (value → server ms) and its ticket counter. */
+/** The line's order (ZSET value → ticket) and its leases (value → server ms). */
+export function lineAndLeaseFor(resource: string): [line: string, lease: string] {
+  return [companionKey(resource, 'line'), companionKey(resource, 'lease')];
+}
+
+/** lineAndLeaseFor's two keys, and the line's ticket counter. */
 export function lineKeysFor(resource: string): [line: string, lease: string, ticket: string] {
-  return [companionKey(resource, 'line'), companionKey(resource, 'lease'), companionKey(resource, 'ticket')];
+  const [line, lease] = lineAndLeaseFor(resource);
+  return [line, lease, companionKey(resource, 'ticket')];
 }

@@ -49,26 +49,29 @@ local recorded = redis.call('GET', limitKey)
 if recorded and recorded ~= limit then
   return -tonumber(recorded)
 end
-if slots == 2 and not in_line then
+local taken_at_once = slots == 2 and not in_line
+local held = false
+if taken_at_once then
   -- One slot, not in line (an uncontended permit): SET NX is the check and the write.
-  if not redis.call('SET', KEYS[2], value, 'NX', 'PX', ttl) then
-    if not probing then return 0 end
-    local free = 0
-    for j = all_from, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
-    return free >= slots - 1 and 0 or 2
-  end
+  held = not redis.call('SET', KEYS[2], value, 'NX', 'PX', ttl)
 else
   for i = 2, slots do
     if redis.call('EXISTS', KEYS[i]) == 1 then
-      if not in_line and not probing then return 0 end
-      local free = 0
-      for j = all_from, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
-      if free >= slots - 1 then return 0 end
-      if probing then return 2 end
-      local now_ms, now_us = server_time()
-      return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
+      held = true
+      break
     end
   end
+end
+if held then
+  if not in_line and not probing then return 0 end
+  local free = 0
+  for j = all_from, #KEYS do free = free + 1 - redis.call('EXISTS', KEYS[j]) end
+  if free >= slots - 1 then return 0 end
+  if probing then return 2 end
+  local now_ms, now_us = server_time()
+  return stand_in_line(KEYS[slots + 1], KEYS[slots + 2], value, ARGV[6], ARGV[5], now_ms, now_us)
+end
+if not taken_at_once then
   for i = 2, slots do
     redis.call('SET', KEYS[i], value, 'PX', ttl)
   end
