@@ -1,14 +1,16 @@
 /**
  * One measurement of the held scenario, in a process of its own (so that
  * its heap, CPU and event loop are one library's alone): holds `count`
- * locks, waits `settleMs`, measures `durationMs` of steady state, releases
+ * locks, waits `settleMs`, measures `durationMs` of steady state (then the
+ * event loop's delay for `delayWindowMs`), releases
  * them all, prints one JSON line (HeldSample) and exits by itself.
  * Run by bench/held/run.ts with --expose-gc.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openAdminClient, openClients } from '../clients.js';
 import type { Library } from '../library.js';
 import { difference, snapshot } from '../serverStats.js';
@@ -51,7 +53,6 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     }
     await sleep(config.settleMs);
 
-    const delay = monitorEventLoopDelay({ resolution: 10 });
     let gcPauses = 0;
     let gcPauseMs = 0;
     const gcObserver = new PerformanceObserver((list) => {
@@ -64,19 +65,20 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     const serverBefore = await Promise.all(admins.map((admin) => snapshot([admin])));
     const requestsBefore = group.requests();
     const profiler = config.profileDir === undefined ? undefined : await startProfiler();
+    const mainBefore = mainThreadCpuMs();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    delay.enable();
     gcObserver.observe({ entryTypes: ['gc'] });
     await sleep(config.durationMs);
     gcObserver.disconnect();
-    delay.disable();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const mainAfter = mainThreadCpuMs();
     if (profiler && config.profileDir !== undefined) await profiler.stopInto(config.profileDir, `${config.library}-${config.urls.length}n-${config.count}.cpuprofile`);
     const requests = group.requests() - requestsBefore;
     const serverAfter = await Promise.all(admins.map((admin) => snapshot([admin])));
     const heapEnd = heapAfterGc();
+    const delay = await loopDelayOver(config.delayWindowMs);
 
     const perNode = serverAfter.map((after, i) => difference(serverBefore[i] as typeof after, after));
     const commands = perNode.map((stats) => [...stats.values()].reduce((sum, entry) => sum + entry.calls, 0));
@@ -99,6 +101,7 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
       cpuUsPerLockPerS: (cpu.user + cpu.system) / config.count / seconds,
       cpuPercent: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
       cpuSystemShare: cpu.system / (cpu.user + cpu.system),
+      cpuMainThreadShare: mainBefore === undefined || mainAfter === undefined ? Number.NaN : ((mainAfter - mainBefore) * 1000) / (cpu.user + cpu.system),
       loopDelayP99Ms: delay.percentile(99) / 1e6,
       loopDelayMaxMs: delay.max / 1e6,
       heapBeforeMb: heapBefore / 2 ** 20,
@@ -113,6 +116,34 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     group.close();
     for (const admin of admins) admin.disconnect();
   }
+}
+
+/**
+ * CPU time of the process's main thread so far, in ms (Linux's per-thread
+ * counters, in ticks of 10 ms); undefined elsewhere. The rest of the
+ * process's CPU is V8's helper threads: garbage collection, mostly.
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The event loop's delay, sampled every 10 ms for `ms`, after the CPU window
+ * rather than during it: the sampling timer alone cost an idle process here
+ * ~7 ms of CPU per second, as much as 10,000 locks' renewals.
+ */
+async function loopDelayOver(ms: number): Promise<IntervalHistogram> {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  await sleep(ms);
+  delay.disable();
+  return delay;
 }
 
 /** The inspector's sampling profiler, started now: what `node --cpu-prof` records, for the measured window only. */

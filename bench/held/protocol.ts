@@ -6,9 +6,12 @@ export interface HeldConfig {
   readonly urls: readonly string[];
   readonly count: number;
   readonly ttlMs: number;
-  /** After the last lock is held, before measuring. */
+  /** After the last lock is held, before measuring: one TTL, so that every lock was renewed once. */
   readonly settleMs: number;
+  /** The window of requests, commands, CPU, GC and heap. */
   readonly durationMs: number;
+  /** The window of the event loop's delay, right after (its sampling timer would weigh on the CPU window's figure). */
+  readonly delayWindowMs: number;
   readonly keyPrefix: string;
   /** With `--profile DIR`: a V8 CPU profile of the measured window alone (not the acquires) goes there. */
   readonly profileDir?: string;
@@ -32,6 +35,9 @@ export interface HeldSample {
   readonly cpuPercent: number;
   /** The kernel's share of that CPU (socket reads and writes, mostly). */
   readonly cpuSystemShare: number;
+  /** The main thread's share of that CPU (Linux only, else NaN); the rest is V8's helper threads, garbage collection mostly. */
+  readonly cpuMainThreadShare: number;
+  /** Over the window after the CPU window (HeldConfig.delayWindowMs). */
   readonly loopDelayP99Ms: number;
   readonly loopDelayMaxMs: number;
   /** Heap used after GC before any lock was taken, when the measurement started, and when it ended. */

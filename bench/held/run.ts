@@ -25,7 +25,9 @@ import { heldHeadline, renderHeldTable } from './report.js';
 const USAGE = `npm run bench:held -- [options]
 
   --quick             10 s per measurement instead of 30 s
-  --duration S        seconds of steady state per measurement
+  --duration S        seconds of steady state per measurement (requests, CPU,
+                      heap); the event loop's delay is sampled after it, for
+                      half as long or one TTL, whichever is longer
   --counts LIST       locks held, e.g. 1,100,1000,10000 (the default)
   --nodes LIST        node counts, e.g. 1,5 (the default)
   --library NAME      only this library (repeatable): ${HELD_LIBRARIES.join(', ')}
@@ -67,6 +69,8 @@ async function main(): Promise<number> {
   const libraries: string[] = values.library ?? [...HELD_LIBRARIES];
   if (values.candidate !== undefined) libraries.push(CANDIDATE);
   const ttlMs = Number(values.ttl ?? 10_000);
+  // At least one TTL: every lock's renewal falls in it, and with it the turns they take.
+  const delayWindowMs = Math.max(ttlMs, durationMs / 2);
   await removeStaleBuilds();
   const started = new Date();
   const samples: HeldSample[] = [];
@@ -91,16 +95,20 @@ async function main(): Promise<number> {
               urls: pool.urls.slice(0, nodes),
               count,
               ttlMs,
-              settleMs: 1000,
+              // Steady state starts once every lock has been renewed: the acquires'
+              // garbage is collected by then, and a library that batches
+              // renewals has formed its batches.
+              settleMs: ttlMs,
               durationMs,
+              delayWindowMs,
               keyPrefix: `${runId}:${library}:${nodes}:${count}`,
               ...(values.profile === undefined ? {} : { profileDir: resolve(values.profile) }),
             };
             process.stderr.write(`[${samples.length + 1}/${total}] ${library} · ${nodes} node(s) · ${count} locks · ${durationMs / 1000} s ... `);
-            const sample = await runChild(script, config, durationMs + CHILD_SLACK_MS);
+            const sample = await runChild(script, config, durationMs + delayWindowMs + CHILD_SLACK_MS);
             samples.push(sample);
             process.stderr.write(
-              `${sample.reqsPerNodePerS.toFixed(1)} req/node/s, CPU ${sample.cpuPercent.toFixed(1)} %, loop p99 ${sample.loopDelayP99Ms.toFixed(1)} ms, lost ${sample.lost}\n`,
+              `${sample.reqsPerNodePerS.toFixed(1)} req/node/s, CPU ${sample.cpuPercent.toFixed(1)} % (main thread ${(100 * sample.cpuMainThreadShare).toFixed(0)} %), loop p99 ${sample.loopDelayP99Ms.toFixed(1)} ms, lost ${sample.lost}\n`,
             );
           }
         }
