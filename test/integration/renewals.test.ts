@@ -116,6 +116,19 @@ describe('renewals batched per node', () => {
     await Promise.all(routines);
   });
 
+  it("two renewals of one lock in flight at once each get their own answer, a lost one too (the lock's one answer object is taken by the first)", async () => {
+    const redlock = new Redlock(clients, patient);
+    const lock = await redlock.acquire('twice', 5_000);
+    const renewed = await Promise.all([lock.renew(20_000), lock.renew(30_000)]);
+    expect(renewed).toEqual([lock, lock]);
+    expect(lock.remainingMs()).toBeGreaterThan(20_000);
+    // Then lost: both answers reject, and the next renewal still gets one.
+    for (const client of clients) await client.del('twice');
+    const lost = await Promise.allSettled([lock.renew(20_000), lock.renew(20_000)]);
+    expect(lost.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    await expect(lock.renew(20_000)).rejects.toBeInstanceOf(LockLostError);
+  });
+
   it('a node that times out during a batch counts against every lock of the batch', async () => {
     const redlock = new Redlock(clients, { nodeTimeoutMs: 300 });
     const { locks, ends, routines } = await holdMany(redlock, 10, 3_000, 'batch-timeout');
