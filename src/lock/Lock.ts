@@ -4,7 +4,6 @@ import type { Claim } from '../shared/claim.js';
 import type { Grant, ReleaseResult, WritesOut } from '../shared/grant.js';
 import type { LockOperations } from './LockOperations.js';
 import type { LockedRoutine } from './Locker.js';
-import type { RenewalAnswer } from './RenewalBatch.js';
 import { releaseAtEnd } from './releaseAtEnd.js';
 import { runHolding } from './reentry/HoldContext.js';
 import { sharedTimerFor, TimedTask } from './SharedTimer.js';
@@ -57,13 +56,6 @@ export class Lock {
   #renewalsWatchEnd = false;
   /** The acquire's writes some node had not answered when it was granted (Grant.writesOut), until none is out. */
   #writesOut: WritesOut | undefined;
-  /**
-   * Whom the renewal in flight through #renewalAnswer tells; undefined when
-   * none is. One answer per lock, not two closures and an object per
-   * renewal: with 10,000 locks those were a fifth of a renewal's garbage.
-   */
-  #renewalDone: RenewalDone | undefined;
-  #renewalAnswer: RenewalAnswer | undefined;
 
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
@@ -198,25 +190,8 @@ export class Lock {
     }
     const remainingMs = this.#validUntil - startedAt;
     this.#countShorterTtl(ttlMs, startedAt);
-    this.#ops.renew(this.resources, this.value, ttlMs, remainingMs, this.#answerTelling(done));
-  }
-
-  /** The lock's own answer if no renewal is in flight through it, else one for this renewal alone (an extend() beside an auto-renewal). */
-  #answerTelling(done: RenewalDone): RenewalAnswer {
-    if (this.#renewalDone !== undefined) return this.#answerOf(() => done);
-    this.#renewalDone = done;
-    this.#renewalAnswer ??= this.#answerOf(() => {
-      const told = this.#renewalDone as RenewalDone;
-      this.#renewalDone = undefined;
-      return told;
-    });
-    return this.#renewalAnswer;
-  }
-
-  #answerOf(take: () => RenewalDone): RenewalAnswer {
-    return {
+    this.#ops.renew(this.resources, this.value, ttlMs, remainingMs, {
       resolve: (grant) => {
-        const done = take();
         try {
           this.#extended(grant);
         } catch (error) {
@@ -226,11 +201,10 @@ export class Lock {
         done.renewed();
       },
       reject: (error) => {
-        const done = take();
         this.#extendFailed(error);
         done.failed(error);
       },
-    };
+    });
   }
 
   /**
