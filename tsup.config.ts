@@ -24,8 +24,6 @@ export default defineConfig([
     ...shared,
     format: 'cjs',
     outExtension: () => ({ js: '.cjs' }),
-    // import.meta.url for createRequire (node/adapters/ioredisCommand.ts).
-    shims: true,
     // p-retry is ESM-only; require() of ESM is not on every Node 20, so the
     // CommonJS build carries its own copy.
     noExternal: ['p-retry', 'is-network-error'],

@@ -54,13 +54,6 @@ export interface ClientAdapter {
    * on the user's connection, right behind each other (`wait`).
    */
   readonly syncSource: SyncSource | undefined;
-  /**
-   * Sends a command already encoded (scripts/encodeCommand.ts) as it is, with its
-   * name for the client's own bookkeeping; the reply as `commands` gives it.
-   * Undefined where the client can only frame each command itself (then
-   * every command goes through `commands`).
-   */
-  readonly sendEncoded: ((name: string, frame: string) => Promise<unknown>) | undefined;
   /** Changes whenever the client replaces its connection: a WAIT answered on another one proves nothing. */
   connectionMark(): unknown;
   /** A new connection of its own for SUBSCRIBE, closed by its disconnect(); undefined: waiters poll. */

@@ -4,7 +4,6 @@ import {
   acquireFenced,
   acquireInLine,
   extend,
-  type EncodedCalls,
   extendMany,
   fence,
   inspectKey,
@@ -51,8 +50,6 @@ export class RedisNodeBackend implements NodeBackend {
   private readonly isCluster: boolean;
   readonly pubSub: RedisPubSub | undefined;
   private readonly adapter: ClientAdapter;
-  /** Where the client takes a batch's script calls encoded once for every node (extendMany). */
-  private readonly encodedCalls: EncodedCalls | undefined;
 
   /** How many scripts this backend's client resent after NOSCRIPT (see scriptResends). */
   get scriptResends(): number {
@@ -64,7 +61,6 @@ export class RedisNodeBackend implements NodeBackend {
     const adapter = isAdapter(client) ? client : adapterFor(client, 'client');
     this.adapter = adapter;
     this.scripts = adapter.commands;
-    this.encodedCalls = adapter.sendEncoded ? { send: adapter.sendEncoded, keyPrefix: adapter.keyPrefix } : undefined;
     this.isCluster = adapter.isCluster;
     this.checkKeys = this.isCluster ? checkClusterKeys : undefined;
     const wait = adapter.wait;
@@ -122,7 +118,7 @@ export class RedisNodeBackend implements NodeBackend {
   /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). */
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
     this.coalesce();
-    if (!this.isCluster) return extendMany(this.scripts, entries, this.encodedCalls);
+    if (!this.isCluster) return extendMany(this.scripts, entries);
     const groups = bySlot(entries, (entry) => this.adapter.keyPrefix + (entry.keys[0] as string));
     const results = new Array<boolean>(entries.length);
     const calls = [...groups.values()].map((indexes) =>

@@ -48,35 +48,12 @@ export class LuaScript {
    * one more microtask between the reply and the caller, on every request.
    */
   run<T>(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
-    return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => this.resendAfter(error, client, keys, args, read));
+    return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
+      if (!isNoScriptError(error)) throw error;
+      resends.set(client, (resends.get(client) ?? 0) + 1);
+      return client.eval(this.source, keys.length, ...keys, ...args).then(read);
+    });
   }
-
-  /** After its EVALSHA failed: the script sent in full if the node answered NOSCRIPT, the error otherwise. */
-  resendAfter<T>(error: unknown, client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
-    if (!isNoScriptError(error)) return Promise.reject(error);
-    resends.set(client, (resends.get(client) ?? 0) + 1);
-    return client.eval(this.source, keys.length, ...keys, ...args).then(read);
-  }
-}
-
-/** Sends a command already encoded (ClientAdapter.sendEncoded). */
-export type EncodedSend = (name: string, frame: string) => Promise<unknown>;
-
-/**
- * Runs `script` from `frame`, its EVALSHA already encoded (the same bytes
- * for every node of a batch), and hands its reply to `read`; after NOSCRIPT,
- * resends it in full through `client` as LuaScript.run does.
- */
-export function runEncoded<T>(
-  script: LuaScript,
-  client: ScriptClient,
-  send: EncodedSend,
-  frame: string,
-  keys: readonly string[],
-  args: readonly (string | number)[],
-  read: (reply: unknown) => T,
-): Promise<T> {
-  return send('evalsha', frame).then(read, (error: unknown) => script.resendAfter(error, client, keys, args, read));
 }
 
 /**

@@ -1,5 +1,4 @@
-import { encodeCommand } from './encodeCommand.js';
-import { type EncodedSend, LuaScript, runEncoded, type ScriptClient } from './LuaScript.js';
+import { LuaScript, type ScriptClient } from './LuaScript.js';
 import source from './extendMany.lua';
 
 export const extendManyScript = new LuaScript('extendMany', source);
@@ -24,30 +23,18 @@ export const RENEWALS_PER_CALL = 100;
  * order. All the keys of one call must be on one node (one hash slot on a
  * Cluster: see RedisNodeBackend.extendMany).
  */
-export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[], encoded?: EncodedCalls): Promise<boolean[]> {
+export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
   const chunks = chunksOf(entries);
   const held = new Array<boolean>(entries.length);
-  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk, held, 0, encoded);
+  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk, held, 0);
   // Each chunk's answers go straight to their place: no array per chunk to flatten.
-  return Promise.all(chunks.map((chunk, i) => runChunk(client, chunk, held, i * RENEWALS_PER_CALL, encoded))).then(() => held);
-}
-
-/**
- * A client that sends commands already encoded (ClientAdapter.sendEncoded),
- * and the prefix it puts in front of every key: each chunk is encoded once
- * per prefix, and the same bytes go to every node.
- */
-export interface EncodedCalls {
-  readonly send: EncodedSend;
-  readonly keyPrefix: string;
+  return Promise.all(chunks.map((chunk, i) => runChunk(client, chunk, held, i * RENEWALS_PER_CALL))).then(() => held);
 }
 
 interface Chunk {
   readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
   readonly count: number;
-  /** Its EVALSHA encoded, by key prefix; made at the first encoded send. */
-  frames?: Map<string, string>;
 }
 
 /**
@@ -107,21 +94,8 @@ function eachLayout(entries: readonly RenewalEntry[], start: number, end: number
   return { keys, args, count: end - start };
 }
 
-function runChunk(client: ScriptClient, chunk: Chunk, held: boolean[], offset: number, encoded: EncodedCalls | undefined): Promise<boolean[]> {
-  const read = (reply: unknown) => readRenewals(reply, chunk.count, held, offset);
-  if (!encoded) return extendManyScript.run(client, chunk.keys, chunk.args, read);
-  return runEncoded(extendManyScript, client, encoded.send, frameOf(chunk, encoded.keyPrefix), chunk.keys, chunk.args, read);
-}
-
-function frameOf(chunk: Chunk, keyPrefix: string): string {
-  chunk.frames ??= new Map();
-  let frame = chunk.frames.get(keyPrefix);
-  if (!frame) {
-    const keys = keyPrefix === '' ? chunk.keys : chunk.keys.map((key) => keyPrefix + key);
-    frame = encodeCommand(['evalsha', extendManyScript.sha, keys.length, ...keys, ...chunk.args]);
-    chunk.frames.set(keyPrefix, frame);
-  }
-  return frame;
+function runChunk(client: ScriptClient, chunk: Chunk, held: boolean[], offset: number): Promise<boolean[]> {
+  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, offset));
 }
 
 /**

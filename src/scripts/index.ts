@@ -1,7 +1,7 @@
-export { type EncodedSend, type ScriptClient, LuaScript, scriptResends } from './LuaScript.js';
+export { type ScriptClient, LuaScript, scriptResends } from './LuaScript.js';
 export { acquire, acquireFenced, acquireInLine, acquireScript, type LinePlace, type LineReply, type SetClient } from './acquire.js';
 export { extend, extendScript } from './extend.js';
-export { type EncodedCalls, extendMany, extendManyScript, RENEWALS_PER_CALL, type RenewalEntry } from './extendMany.js';
+export { extendMany, extendManyScript, RENEWALS_PER_CALL, type RenewalEntry } from './extendMany.js';
 export { fence, fenceScript } from './fence.js';
 export { fencingKeyFor } from './fencingKey.js';
 export { keepalive, keepaliveScript, leave, leaveScript, type LineEntry, RESERVATION_MS } from './line.js';

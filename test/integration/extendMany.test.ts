@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ioredisAdapter } from '../../src/node/adapters/ioredis.js';
-import { type EncodedSend, type ScriptClient, scriptResends } from '../../src/scripts/LuaScript.js';
-import { type EncodedCalls, extendMany, extendManyScript, type RenewalEntry, RENEWALS_PER_CALL } from '../../src/scripts/extendMany.js';
+import type { ScriptClient } from '../../src/scripts/LuaScript.js';
+import { extendMany, extendManyScript, type RenewalEntry, RENEWALS_PER_CALL } from '../../src/scripts/extendMany.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 let nodes: LocalNodeSet;
@@ -135,73 +134,5 @@ describe('extendMany.lua', () => {
 
     expect(await extendMany(recorded, entries)).toEqual(entries.map((_, i) => i % 3 !== 0));
     expect(argCounts).toEqual([4, 4, 4]);
-  });
-
-  describe('encoded once for every node (ClientAdapter.sendEncoded)', () => {
-    /** ioredis's encoded sends on `target`, with every frame it was given. */
-    function encodedOn(target: Redis): { calls: EncodedCalls; frames: string[] } {
-      const send = ioredisAdapter(target).sendEncoded as EncodedSend;
-      expect(send).toBeTypeOf('function');
-      const frames: string[] = [];
-      return {
-        frames,
-        calls: {
-          keyPrefix: target.options.keyPrefix ?? '',
-          send: (name, frame) => {
-            frames.push(frame);
-            return send(name, frame);
-          },
-        },
-      };
-    }
-
-    it('sends one frame per chunk, the same to every client, and extends exactly the held locks', async () => {
-      const other = client.duplicate();
-      try {
-        const count = RENEWALS_PER_CALL + 3;
-        const lost = new Set([0, 50, RENEWALS_PER_CALL + 1]);
-        const entries: RenewalEntry[] = Array.from({ length: count }, (_, i) => ({ keys: [`enc:${i}`], value: value(i), ttlMs: 60_000 }));
-        for (const [i, entry] of entries.entries()) await client.set(entry.keys[0] as string, lost.has(i) ? 'someone-else' : entry.value, 'PX', 5_000);
-        const first = encodedOn(client);
-        const second = encodedOn(other);
-
-        const expected = entries.map((_, i) => !lost.has(i));
-        expect(await extendMany(client, entries, first.calls)).toEqual(expected);
-        expect(await extendMany(other, entries, second.calls)).toEqual(expected);
-
-        expect(first.frames).toHaveLength(2);
-        expect(second.frames).toEqual(first.frames);
-        const ttls = await pttls(entries.map((entry) => entry.keys[0] as string));
-        ttls.forEach((ttl, i) => (lost.has(i) ? expect(ttl, `key ${i}`).toBeLessThanOrEqual(5_000) : expect(ttl, `key ${i}`).toBeGreaterThan(50_000)));
-      } finally {
-        other.disconnect();
-      }
-    });
-
-    it("puts the client's key prefix in front of every key, as its own commands do", async () => {
-      const prefixed = client.duplicate({ keyPrefix: 'pre:' });
-      try {
-        const entries: RenewalEntry[] = [0, 1].map((i) => ({ keys: [`fix:${i}`], value: value(i), ttlMs: 60_000 }));
-        await client.set('pre:fix:0', value(0), 'PX', 5_000);
-        // Unprefixed, this key would be renewed if the prefix were left out.
-        await client.set('fix:1', value(1), 'PX', 5_000);
-
-        expect(await extendMany(prefixed, entries, encodedOn(prefixed).calls)).toEqual([true, false]);
-        expect(await client.pttl('pre:fix:0')).toBeGreaterThan(50_000);
-        expect(await client.pttl('fix:1')).toBeLessThanOrEqual(5_000);
-      } finally {
-        prefixed.disconnect();
-      }
-    });
-
-    it('after NOSCRIPT resends the script in full through the client, and counts the resend', async () => {
-      await client.set('gone:0', value(0), 'PX', 5_000);
-      await client.script('FLUSH');
-      const before = scriptResends(client);
-
-      expect(await extendMany(client, [{ keys: ['gone:0'], value: value(0), ttlMs: 60_000 }], encodedOn(client).calls)).toEqual([true]);
-      expect(scriptResends(client)).toBe(before + 1);
-      expect(await client.pttl('gone:0')).toBeGreaterThan(50_000);
-    });
   });
 });

@@ -47,7 +47,6 @@ export function glideAdapter(client: GlideClient): ClientAdapter {
       set: (key, value, px, ttlMs, nx) => send(['SET', key, value, px, String(ttlMs), nx], key),
     },
     beforeWrite: undefined,
-    sendEncoded: undefined,
     wait: undefined,
     syncSource: undefined,
     connectionMark: () => undefined,

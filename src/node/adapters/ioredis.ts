@@ -1,7 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import { coalesceWrites } from '../coalesceWrites.js';
-import { commandClassOf } from './ioredisCommand.js';
 import type { PubSubConnection } from '../PubSub.js';
 
 /**
@@ -33,35 +32,11 @@ export function ioredisAdapter(user: IoredisClient): ClientAdapter {
     connecting: client as Redis,
     commands: client as unknown as ClientAdapter['commands'],
     beforeWrite: isCluster ? undefined : () => coalesceWrites(client as Redis),
-    // A Cluster routes a command by its keys, which an encoded frame does not show it.
-    sendEncoded: isCluster ? undefined : encodedSenderOf(client as Redis),
     wait: isCluster ? undefined : (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
     syncSource: isCluster ? undefined : syncSourceOf(client as Redis),
     connectionMark: () => (client as Redis).stream,
     subscriber: () => subscriberOf(client),
   };
-}
-
-/**
- * ioredis's Command with its bytes given rather than built from its
- * arguments: sendCommand() writes what toWritable() returns, once per send
- * (after a reconnect too), and reads the reply as for any command. It has
- * no arguments of its own (ioredis's debug output shows its name alone).
- */
-function encodedSenderOf(client: Redis): ((name: string, frame: string) => Promise<unknown>) | undefined {
-  const Command = commandClassOf(client);
-  if (!Command) return undefined;
-  class EncodedCommand extends Command {
-    readonly #frame: string;
-    constructor(name: string, frame: string) {
-      super(name, [], { replyEncoding: 'utf8' });
-      this.#frame = frame;
-    }
-    override toWritable(): string {
-      return this.#frame;
-    }
-  }
-  return (name, frame) => client.sendCommand(new EncodedCommand(name, frame) as never) as Promise<unknown>;
 }
 
 function syncSourceOf(client: Redis): SyncSource {

@@ -115,7 +115,6 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
     commands: commandsOf(send, keyPrefix),
     // node-redis writes the commands of one tick in one corked write by itself.
     beforeWrite: undefined,
-    sendEncoded: undefined,
     wait: cluster || !waitsInOrder(client, sentinel, options) ? undefined : (replicas, timeoutMs) => send(['WAIT', String(replicas), String(timeoutMs)]).then(Number),
     syncSource: undefined,
     connectionMark: epoch,
