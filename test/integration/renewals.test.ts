@@ -116,7 +116,7 @@ describe('renewals batched per node', () => {
     await Promise.all(routines);
   });
 
-  it("two renewals of one lock in flight at once each get their own answer, a lost one too (the lock's one answer object is taken by the first)", async () => {
+  it('two renewals of one lock in flight at once each get their own answer, a lost one too', async () => {
     const redlock = new Redlock(clients, patient);
     const lock = await redlock.acquire('twice', 5_000);
     const renewed = await Promise.all([lock.renew(20_000), lock.renew(30_000)]);
