@@ -1,3 +1,4 @@
+import { whenAborted } from '../shared/abortListeners.js';
 import type { Clock } from '../clock/Clock.js';
 import { AbortedError, NodeConnectionError, NodeTimeoutError } from '../shared/errors.js';
 import type { LinePlace, LineReply } from '../scripts/acquire.js';
@@ -450,11 +451,12 @@ function waitForConnection(
   } else if (Number.isFinite(delayMs)) {
     timer = setTimeout(() => giveUp('timeout', stillConnecting(node)), delayMs);
   }
-  signal?.addEventListener('abort', onAbort, { once: true });
+  let forget: (() => void) | undefined;
   if (signal?.aborted) queueMicrotask(onAbort);
+  else if (signal) forget = whenAborted(signal, onAbort);
   return () => {
     if (timer !== undefined) clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    forget?.();
   };
 }
 

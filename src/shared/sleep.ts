@@ -1,8 +1,11 @@
+import { whenAborted } from './abortListeners.js';
+
 /**
  * Waits `ms` (with no timer when `ms` is not finite), or less when the signal
  * aborts or the caller ends it: `wake`, when given, is handed the function
  * that ends the wait, and undefined once the wait is over. It resolves either
- * way; the caller checks why. The timer is unref'd and the listener removed.
+ * way; the caller checks why. The timer is unref'd and the listener removed (one listener per signal
+ * for all of the process's waits: abortListeners.ts).
  *
  * A wait that ends on its own has lasted more than `ms`: Node counts timers
  * in the loop's whole milliseconds, so a timer armed at x.9 ms fires at
@@ -15,15 +18,16 @@
 export function sleep(ms: number, signal?: AbortSignal, wake?: (end: (() => void) | undefined) => void): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
+    let forget: (() => void) | undefined;
     const done = (): void => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      forget?.();
       wake?.(undefined);
       resolve();
     };
     const timer = Number.isFinite(ms) ? setTimeout(done, ms + TIMER_GRAIN_MS) : undefined;
     timer?.unref();
-    signal?.addEventListener('abort', done, { once: true });
+    forget = signal ? whenAborted(signal, done) : undefined;
     wake?.(done);
   });
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -254,6 +255,31 @@ describe('RedisLock', () => {
     expect(holderValue(await redis.get('busy') ?? '')).toBe(holder.value);
     await holder.release();
     expect(await redis.exists('busy')).toBe(0);
+  });
+
+  it('many waits given one signal put one listener on it, and its abort ends them all', async () => {
+    const holder = await new RedisLock(redis, patient).acquire('shared-signal', 10_000);
+    const controller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const locker = new RedisLock(other, patient);
+      const waits = Array.from({ length: 20 }, (_, i) => locker.acquire(i % 2 === 0 ? 'shared-signal' : `shared-signal:${i}`, 10_000, { signal: controller.signal }));
+      // Half of them hold their own keys at once; the others wait for the holder.
+      const held = await Promise.all(waits.filter((_, i) => i % 2 === 1));
+      await sleep(50);
+      expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+      controller.abort(new Error('request ended'));
+      const ended = await Promise.allSettled(waits.filter((_, i) => i % 2 === 0));
+      expect(ended.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code?: string }).code : 'held'))).toEqual(Array(10).fill(ErrorCode.ABORTED));
+      await Promise.all(held.map((lock) => lock.release()));
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await holder.release();
+    }
   });
 
   describe('rejects bad input with a typed error naming the argument', () => {
