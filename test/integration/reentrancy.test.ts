@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -101,6 +102,22 @@ describe.each(LOCKER_KINDS)('reentrancy: $name', (kind) => {
       expect(outer.holds).toBe(1);
       expect(outer.signal.aborted).toBe(false);
       expect(await heldBy('stock', outer.value)).toBeGreaterThanOrEqual(quorum);
+    });
+  });
+
+  it("many re-entries read their signals through one listener on the outer lock's, and its end aborts every one of them", async () => {
+    const redlock = locker();
+    const outer = await redlock.acquire('fan', 10_000);
+    await outer.scope(async () => {
+      const inners = await Promise.all(Array.from({ length: 20 }, () => redlock.acquire('fan', 10_000)));
+      const signals = inners.map((inner) => inner.signal);
+      expect(getEventListeners(outer.signal, 'abort').length).toBeLessThanOrEqual(1);
+      // Half give their holds back first: each is forgotten on its own.
+      for (const inner of inners.slice(0, 10)) await inner.release();
+      expect(signals.slice(10).every((signal) => !signal.aborted)).toBe(true);
+      await outer.release();
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      expect(signals.slice(10).map((signal) => (signal.reason as { code?: string }).code)).toEqual(Array(10).fill(ErrorCode.LOCK_RELEASED));
     });
   });
 

@@ -1,4 +1,5 @@
 import type { LockExpiredError, LockLostError } from '../../shared/errors.js';
+import { whenAborted } from '../../shared/abortListeners.js';
 import { LockReleasedError } from '../../shared/errors.js';
 import type { ReleaseResult } from '../../shared/grant.js';
 import type { LockOperations } from '../LockOperations.js';
@@ -20,6 +21,8 @@ export class ReenteredLock extends Lock {
   readonly #owner: object;
   #released = false;
   #controller: AbortController | undefined;
+  /** Stops following the enclosing lock's signal (one listener on it for all its re-entries: abortListeners.ts). */
+  #forgetEnclosing: (() => void) | undefined;
   readonly #followEnclosing = (): void => {
     this.#controller?.abort(this.enclosing.signal.reason);
   };
@@ -57,7 +60,7 @@ export class ReenteredLock extends Lock {
       const enclosing = this.enclosing.signal;
       if (this.#released) controller.abort(new LockReleasedError(this.resources));
       else if (enclosing.aborted) controller.abort(enclosing.reason);
-      else enclosing.addEventListener('abort', this.#followEnclosing, { once: true });
+      else this.#forgetEnclosing = whenAborted(enclosing, this.#followEnclosing);
     }
     return this.#controller.signal;
   }
@@ -80,7 +83,7 @@ export class ReenteredLock extends Lock {
       this.#released = true;
       this.enclosing.countHold(-1);
       if (this.#controller) {
-        this.enclosing.signal.removeEventListener('abort', this.#followEnclosing);
+        this.#forgetEnclosing?.();
         this.#controller.abort(new LockReleasedError(this.resources));
       }
     }
