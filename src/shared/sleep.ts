@@ -4,8 +4,8 @@ import { whenAborted } from './abortListeners.js';
  * Waits `ms` (with no timer when `ms` is not finite), or less when the signal
  * aborts or the caller ends it: `wake`, when given, is handed the function
  * that ends the wait, and undefined once the wait is over. It resolves either
- * way; the caller checks why. The timer is unref'd and the listener removed (one listener per signal
- * for all of the process's waits: abortListeners.ts).
+ * way; the caller checks why. The timer is unref'd and the listener removed
+ * (one listener per signal for all of the process's waits: abortListeners.ts).
  *
  * A wait that ends on its own has lasted more than `ms`: Node counts timers
  * in the loop's whole milliseconds, so a timer armed at x.9 ms fires at
