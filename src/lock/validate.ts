@@ -24,7 +24,7 @@ export function normalizeResources(resources: unknown, argument = 'resources'): 
     const resource: unknown = resources[i];
     // The element's name is built only for an error: every multi-key acquire (each semaphore permit) passes here.
     if (typeof resource !== 'string') throw new InvalidArgumentError(`${argument}[${i}]`, `expected a string, got ${describe(resource)}`);
-    if (resource.length === 0) throw new InvalidArgumentError(`${argument}[${i}]`, 'expected a non-empty string');
+    if (resource.length === 0) throw emptyName(`${argument}[${i}]`);
     if (seen ? seen.has(resource) : keys.includes(resource)) throw new InvalidArgumentError(`${argument}[${i}]`, `"${resource}" appears twice`);
     seen?.add(resource);
     keys.push(resource);
@@ -33,7 +33,11 @@ export function normalizeResources(resources: unknown, argument = 'resources'): 
 }
 
 function assertResourceName(resource: string, argument: string): void {
-  if (resource.length === 0) throw new InvalidArgumentError(argument, 'expected a non-empty string');
+  if (resource.length === 0) throw emptyName(argument);
+}
+
+function emptyName(argument: string): InvalidArgumentError {
+  return new InvalidArgumentError(argument, 'expected a non-empty string');
 }
 
 /** A lock's value, as acquire() made it: a non-empty string. */

@@ -1,6 +1,5 @@
 import type { FencedOutcome, NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
 import type { LinePlace } from '../scripts/acquire.js';
-import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import type { LuaScript } from '../scripts/LuaScript.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
@@ -49,11 +48,6 @@ export function scriptRelease(script: LuaScript, keys: readonly string[], args: 
     interpret: (count) => (count > 0 ? 'ok' : 'held'),
     describe: (node, status, ms, count, error) => (error ? { node, status, ms, error, released: 0 } : { node, status, ms, released: count ?? 0 }),
   };
-}
-
-/** A resource's wait line and its lease (lineKeys.ts): what a primitive's scripts take to keep or wake its waiters. */
-export function waitLineOf(resource: string): [line: string, lease: string] {
-  return lineAndLeaseFor(resource);
 }
 
 /** The arguments that make a primitive's acquire an attempt from the wait line: 'line', the place's lease, its ticket. */

@@ -1,6 +1,7 @@
 import { extendRequest, type FencedOutcome, fenceRequest } from '../node/LockNode.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest, waitLineOf } from '../redlock/scriptRequest.js';
+import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest } from '../redlock/scriptRequest.js';
+import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { fencingKeyFor } from '../scripts/fencingKey.js';
 import { readPlace } from '../scripts/line.js';
 import { isOne } from '../scripts/LuaScript.js';
@@ -32,7 +33,7 @@ const readGranted = (reply: ReadReply) => reply === true;
  */
 export const readRequests: PrimitiveRequests = {
   acquire: (keys, value, ttlMs, place) =>
-    scriptRequest(rwReadScript, place ? [...keys, ...waitLineOf(keys[1] ?? '')] : keys, place ? [value, ttlMs, ...placeArgs(place)] : [value, ttlMs], {
+    scriptRequest(rwReadScript, place ? [...keys, ...lineAndLeaseFor(keys[1] ?? '')] : keys, place ? [value, ttlMs, ...placeArgs(place)] : [value, ttlMs], {
       awaitsConnection: true,
       read: readRead,
       interpret: (reply) => okOrHeld(readGranted(reply)),
@@ -41,7 +42,7 @@ export const readRequests: PrimitiveRequests = {
   // Also a writer's downgrade: its key becomes its reader's lease (rwReadExtend.lua).
   extend: ([writer = '', readers = ''], value, ttlMs) => scriptRequest(rwReadExtendScript, [readers, writer], [value, ttlMs], { read: isOne, interpret: okOrHeld }),
   release: ([writer = '', readers = '', claim = ''], value) =>
-    scriptRelease(rwReadReleaseScript, [readers, writer, claim, ...waitLineOf(writer)], [value]),
+    scriptRelease(rwReadReleaseScript, [readers, writer, claim, ...lineAndLeaseFor(writer)], [value]),
   waitKeys: ([, readers = '']) => [readers],
 };
 
@@ -70,7 +71,7 @@ export function writeRequests(claimMs: number, fencing: boolean): PrimitiveReque
       const keys = fencing ? [writer, readers, claim, fencingKeyFor(writer)] : [writer, readers, claim];
       const args: (string | number)[] = fencing ? [value, ttlMs, claimMs, 'fence'] : [value, ttlMs, claimMs];
       if (place) {
-        keys.push(...waitLineOf(writer));
+        keys.push(...lineAndLeaseFor(writer));
         if (!fencing) args.push('');
         args.push(...placeArgs(place));
       }
@@ -86,7 +87,7 @@ export function writeRequests(claimMs: number, fencing: boolean): PrimitiveReque
     },
     extend: ([writer = ''], value, ttlMs) => extendRequest([writer], value, ttlMs),
     release: ([writer = '', readers = '', claim = ''], value) =>
-      scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...waitLineOf(writer), ...waitLineOf(readers)], [value]),
+      scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...lineAndLeaseFor(writer), ...lineAndLeaseFor(readers)], [value]),
     fence: ([writer = ''], value, tokens) => fenceRequest([writer], value, tokens),
     waitKeys: ([writer = '']) => [writer],
   };

@@ -11,7 +11,7 @@ export function companionKey(resource: string, suffix: string): string {
   return hasHashTag ? `${resource}:${suffix}` : `{${resource}}:${suffix}`;
 }
 
-/** The line's order (ZSET value → ticket) and its leases (value → server ms). */
+/** The line's order (ZSET value → ticket) and its leases (value → server ms): what a primitive's scripts take to keep or wake its waiters. */
 export function lineAndLeaseFor(resource: string): [line: string, lease: string] {
   return [companionKey(resource, 'line'), companionKey(resource, 'lease')];
 }

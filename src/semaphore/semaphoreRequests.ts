@@ -1,6 +1,7 @@
 import { LimitMismatchError } from '../shared/errors.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest, waitLineOf } from '../redlock/scriptRequest.js';
+import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest } from '../redlock/scriptRequest.js';
+import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { isOne } from '../scripts/LuaScript.js';
 import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript, semaphoreReleaseScript } from '../scripts/semaphore.js';
 import { resourceOf, slotKey } from './permitKeys.js';
@@ -27,7 +28,7 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
       scriptRequest(
         semaphoreAcquireScript,
         place
-          ? [...keys, ...waitLineOf(keys[0] ?? ''), ...allSlots(keys[0] ?? '', limit)]
+          ? [...keys, ...lineAndLeaseFor(keys[0] ?? ''), ...allSlots(keys[0] ?? '', limit)]
           : probe
             ? [...keys, ...allSlots(keys[0] ?? '', limit)]
             : keys,
@@ -47,7 +48,7 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
       ),
     extend: (keys, value, ttlMs) =>
       scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
-    release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...waitLineOf(keys[0] ?? '')], [value]),
+    release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]),
     waitKeys: ([limitRecord = '']) => [limitRecord],
   };
 }

@@ -25,7 +25,7 @@ import { LuaScript } from '../../src/scripts/LuaScript.js';
 import readSource from '../../src/scripts/rwRead.lua';
 import readExtendSource from '../../src/scripts/rwReadExtend.lua';
 import lineSource from '../../src/scripts/line.lua';
-import { waitLineOf } from '../../src/redlock/scriptRequest.js';
+import { lineAndLeaseFor } from '../../src/scripts/lineKeys.js';
 import readReleaseSource from '../../src/scripts/rwReadRelease.lua';
 import wakeSource from '../../src/scripts/rwWake.lua';
 import writeSource from '../../src/scripts/rwWrite.lua';
@@ -60,7 +60,7 @@ const writeReleaseScript = withModelClock('rwWriteRelease', wakeSource, writeRel
 const [WRITER, READERS, CLAIM] = readWriteKeys('r');
 const FENCING = fencingKeyFor(WRITER);
 // With nobody in these lines, the releases wake nobody: what is checked is what they do to the keys.
-const RELEASE_KEYS = [WRITER, READERS, CLAIM, ...waitLineOf(WRITER), ...waitLineOf(READERS)];
+const RELEASE_KEYS = [WRITER, READERS, CLAIM, ...lineAndLeaseFor(WRITER), ...lineAndLeaseFor(READERS)];
 const STRING_KEYS = [WRITER, CLAIM, FENCING];
 
 type Command =
@@ -93,7 +93,7 @@ function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advanc
     case 'readExtend':
       return real.runScript(readExtendScript, [READERS, WRITER], [command.value, command.ttlMs], isOne);
     case 'readRelease':
-      return real.runScript(readReleaseScript, [READERS, WRITER, CLAIM, ...waitLineOf(WRITER)], [command.value], isOne);
+      return real.runScript(readReleaseScript, [READERS, WRITER, CLAIM, ...lineAndLeaseFor(WRITER)], [command.value], isOne);
     case 'write':
       return command.fence
         ? real.runScript(writeScript, [WRITER, READERS, CLAIM, FENCING], [command.value, command.ttlMs, command.claimMs, 'fence'], token)
