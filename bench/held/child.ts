@@ -2,7 +2,7 @@
  * One measurement of the held scenario, in a process of its own (so that
  * its heap, CPU and event loop are one library's alone): holds `count`
  * locks, waits `settleMs`, measures `durationMs` of steady state (then the
- * event loop's delay for `delayWindowMs`), releases
+ * event loop's delay and the heap's growth over `delayWindowMs`), releases
  * them all, prints one JSON line (HeldSample) and exits by itself.
  * Run by bench/held/run.ts with --expose-gc.
  */
@@ -61,7 +61,11 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
         gcPauseMs += entry.duration;
       }
     });
-    const heapStart = heapAfterGc();
+    // No forced collection before or in the CPU window: `gc()` left V8 sizing
+    // the old generation tighter for minutes after (measured with 10,000 locks:
+    // 1.8-2.3 µs of CPU per lock per s in four 20 s windows after it, against
+    // 1.1-1.6 without it, helper threads 3-4x busier), a state no user's
+    // process is in. The heap is weighed after the window.
     const serverBefore = await Promise.all(admins.map((admin) => snapshot([admin])));
     const requestsBefore = group.requests();
     const profiler = config.profileDir === undefined ? undefined : await startProfiler();
@@ -77,8 +81,9 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
     if (profiler && config.profileDir !== undefined) await profiler.stopInto(config.profileDir, `${config.library}-${config.urls.length}n-${config.count}.cpuprofile`);
     const requests = group.requests() - requestsBefore;
     const serverAfter = await Promise.all(admins.map((admin) => snapshot([admin])));
-    const heapEnd = heapAfterGc();
+    const heapStart = heapAfterGc();
     const delay = await loopDelayOver(config.delayWindowMs);
+    const heapEnd = heapAfterGc();
 
     const perNode = serverAfter.map((after, i) => difference(serverBefore[i] as typeof after, after));
     const commands = perNode.map((stats) => [...stats.values()].reduce((sum, entry) => sum + entry.calls, 0));

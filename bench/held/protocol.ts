@@ -10,7 +10,7 @@ export interface HeldConfig {
   readonly settleMs: number;
   /** The window of requests, commands, CPU, GC and heap. */
   readonly durationMs: number;
-  /** The window of the event loop's delay, right after (its sampling timer would weigh on the CPU window's figure). */
+  /** The window of the event loop's delay and the heap's growth, right after (its sampling timer and forced GCs would weigh on the CPU window's figure). */
   readonly delayWindowMs: number;
   readonly keyPrefix: string;
   /** With `--profile DIR`: a V8 CPU profile of the measured window alone (not the acquires) goes there. */
@@ -40,7 +40,7 @@ export interface HeldSample {
   /** Over the window after the CPU window (HeldConfig.delayWindowMs). */
   readonly loopDelayP99Ms: number;
   readonly loopDelayMaxMs: number;
-  /** Heap used after GC before any lock was taken, when the measurement started, and when it ended. */
+  /** Heap used after GC: before any lock was taken, and at the start and end of the delay window (after the CPU window, which no forced GC may precede). */
   readonly heapBeforeMb: number;
   readonly heapStartMb: number;
   readonly heapEndMb: number;
