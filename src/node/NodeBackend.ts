@@ -1,5 +1,5 @@
 import type { NodeConnectionError } from '../shared/errors.js';
-import type { KeyState, LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry } from '../scripts/index.js';
+import type { KeyState, LineEntry, LinePlace, LineReply, LuaScript, RenewalEntry, ScriptRenewal } from '../scripts/index.js';
 import type { Announce, Rejoin, UndoneInLine } from '../scripts/release.js';
 import type { PubSubPort } from './PubSub.js';
 
@@ -107,6 +107,13 @@ export interface NodeBackend {
    * Backends without it serve the mutex only.
    */
   runScript?<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T>;
+  /**
+   * Many holders' renewals of another primitive than the mutex, in one call
+   * per chunk of them: `script` is renewEachScript of that primitive's extend
+   * script; true or false per entry, in order. Backends without it run the
+   * extend script once per holder (runScript).
+   */
+  renewEach?(script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]>;
   /** Publish/subscribe on this node. Backends without it leave waiters to backoff polling. */
   readonly pubSub?: PubSubPort;
   /** Throws InvalidArgumentError when the keys cannot be locked together here. */

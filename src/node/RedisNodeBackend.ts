@@ -17,6 +17,8 @@ import {
   type Rejoin,
   release,
   type RenewalEntry,
+  renewEach,
+  type ScriptRenewal,
   type ScriptClient,
   type SetClient,
   scriptResends,
@@ -119,15 +121,14 @@ export class RedisNodeBackend implements NodeBackend {
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
     this.coalesce();
     if (!this.isCluster) return extendMany(this.scripts, entries);
-    const groups = bySlot(entries, (entry) => this.adapter.keyPrefix + (entry.keys[0] as string));
-    const results = new Array<boolean>(entries.length);
-    const calls = [...groups.values()].map((indexes) =>
-      extendMany(
-        this.scripts,
-        indexes.map((index) => entries[index] as RenewalEntry),
-      ).then((held) => indexes.forEach((index, i) => (results[index] = held[i] === true))),
-    );
-    return Promise.all(calls).then(() => results);
+    return this.perSlot(entries, (group) => extendMany(this.scripts, group));
+  }
+
+  /** As extendMany, for another primitive's holders (NodeBackend.renewEach). */
+  renewEach(script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
+    this.coalesce();
+    if (!this.isCluster) return renewEach(this.scripts, script, entries);
+    return this.perSlot(entries, (group) => renewEach(this.scripts, script, group));
   }
 
   verify(keys: readonly string[], value: string): Promise<number> {
@@ -153,6 +154,16 @@ export class RedisNodeBackend implements NodeBackend {
   runScript<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
     this.coalesce();
     return script.run(this.scripts, keys, args, read);
+  }
+
+  /** `renew` once per hash slot of the entries' keys (a holder's keys share one); the answers in the entries' order. */
+  private perSlot<E extends { readonly keys: readonly string[] }>(entries: readonly E[], renew: (group: E[]) => Promise<boolean[]>): Promise<boolean[]> {
+    const groups = bySlot(entries, (entry) => this.adapter.keyPrefix + (entry.keys[0] as string));
+    const results = new Array<boolean>(entries.length);
+    const calls = [...groups.values()].map((indexes) =>
+      renew(indexes.map((index) => entries[index] as E)).then((held) => indexes.forEach((index, i) => (results[index] = held[i] === true))),
+    );
+    return Promise.all(calls).then(() => results);
   }
 
   private coalesce(): void {

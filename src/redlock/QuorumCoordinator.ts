@@ -9,10 +9,10 @@ import {
 } from '../shared/errors.js';
 import type { Grant, ReleaseResult, SettledRelease, WritesOut } from '../shared/grant.js';
 import { deferClaim } from '../shared/claim.js';
-import type { ReleaseOutcome } from '../node/LockNode.js';
+import type { ReleaseOutcome, RenewalsOutcome } from '../node/LockNode.js';
 import type { VoteResult } from './vote.js';
 import { LockManager } from '../lock/LockManager.js';
-import { RENEWALS_PER_CALL } from '../scripts/extendMany.js';
+import { RENEWALS_PER_CALL, type RenewalEntry } from '../scripts/extendMany.js';
 import type { Renewal } from '../lock/RenewalBatch.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import {
@@ -81,6 +81,12 @@ export interface PrimitiveRequests {
    */
   acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace, probe?: boolean): NodeRequest<unknown, FencedOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
+  /**
+   * Many holders' extends (a batch of renewals) in one request per node,
+   * each exactly as extend() would: whether each was extended, in order.
+   * Absent: one extend request per holder.
+   */
+  renewMany?(renewals: readonly RenewalEntry[]): NodeRequest<readonly boolean[], RenewalsOutcome>;
   /**
    * Release, and the undo of a failed attempt. Absent: the mutex's
    * compare-and-delete of every key that holds the value, which leaves any
@@ -323,9 +329,7 @@ export class QuorumCoordinator extends LockManager {
    * could least afford them.
    */
   protected renewOnNodes(renewals: readonly Renewal[]): void {
-    if (this.#requests) {
-      // Another primitive's keys (semaphore slots, read-write sides) are extended by its own
-      // script: extendMany knows only the mutex's. Its holders share the one timer, not the batches.
+    if (this.#requests && !this.#requests.renewMany) {
       for (const r of renewals) this.extendOnNodes(r.keys, r.value, r.ttlMs, r.remainingMs).then(r.answer.resolve, r.answer.reject);
       return;
     }
@@ -363,7 +367,8 @@ export class QuorumCoordinator extends LockManager {
       }
       renewalAnswers.queue(renewal.answer.resolve, grant);
     });
-    const request = this.#synced(extendManyRequest(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
+    const renewMany = this.#requests?.renewMany ?? extendManyRequest;
+    const request = this.#synced(renewMany(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
     for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));
   }
 

@@ -1,7 +1,8 @@
-import type { FencedOutcome, NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
+import type { FencedOutcome, NodeRequest, ReleaseOutcome, RenewalsOutcome } from '../node/LockNode.js';
 import type { LinePlace } from '../scripts/acquire.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
-import type { LuaScript } from '../scripts/LuaScript.js';
+import { isOne, type LuaScript } from '../scripts/LuaScript.js';
+import type { ScriptRenewal } from '../scripts/renewEach.js';
 import type { NodeOutcome, NodeStatus } from '../shared/outcome.js';
 
 /** A node's outcome with nothing but its status (and the error, for `error` and `timeout`). */
@@ -19,6 +20,8 @@ interface ScriptRequestOptions<T> {
   readonly interpret: (reply: T) => NodeStatus;
   /** Acquires wait for a connecting node (NodeRequest.awaitsConnection). */
   readonly awaitsConnection?: boolean;
+  /** The holder's value whose keys the script may write (NodeRequest.writes: an extend's). */
+  readonly writes?: string;
   /** The outcome to report; default plainOutcome. */
   readonly describe?: (node: string, status: NodeStatus, ms: number, reply: T | undefined, error: Error | undefined) => NodeOutcome;
 }
@@ -34,9 +37,36 @@ export function scriptRequest<T>(
   return {
     // Every request of one shape: spreading an optional part is V8's slow clone path (see releaseRequest).
     awaitsConnection: options.awaitsConnection ? true : undefined,
+    writes: options.writes,
     send: (backend) => runOn(backend, script, keys, args, options.read),
     interpret: options.interpret,
     describe,
+  };
+}
+
+/**
+ * Many holders' renewals in one request per node: `each` (renewEachScript of
+ * the primitive's extend script `single`) renews them all in one call per
+ * chunk; a backend that cannot batch runs `single` once per holder. The
+ * request is `ok` once the node answered for all of them; renewalOutcome
+ * tells each holder its own. `values`: the holders' values, whose keys the
+ * renewals write.
+ */
+export function scriptRenewals(
+  each: LuaScript,
+  single: LuaScript,
+  entries: readonly ScriptRenewal[],
+  values: readonly string[],
+): NodeRequest<readonly boolean[], RenewalsOutcome> {
+  return {
+    writes: values,
+    send: (backend) =>
+      backend.renewEach
+        ? backend.renewEach(each, entries)
+        : Promise.all(entries.map((entry) => runOn(backend, single, entry.keys, entry.args, isOne))),
+    interpret: () => 'ok',
+    describe: (node, status, ms, extended, error): RenewalsOutcome =>
+      status === 'ok' && extended !== undefined ? { node, status, ms, extended } : plainOutcome(node, status, ms, error),
   };
 }
 

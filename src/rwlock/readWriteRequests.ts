@@ -1,11 +1,18 @@
-import { extendRequest, type FencedOutcome, fenceRequest } from '../node/LockNode.js';
+import { extendManyRequest, extendRequest, type FencedOutcome, fenceRequest } from '../node/LockNode.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest } from '../redlock/scriptRequest.js';
+import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRenewals, scriptRequest } from '../redlock/scriptRequest.js';
 import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { fencingKeyFor } from '../scripts/fencingKey.js';
 import { readPlace } from '../scripts/line.js';
 import { isOne } from '../scripts/LuaScript.js';
-import { rwReadExtendScript, rwReadReleaseScript, rwReadScript, rwWriteReleaseScript, rwWriteScript } from '../scripts/readWrite.js';
+import {
+  rwReadExtendEachScript,
+  rwReadExtendScript,
+  rwReadReleaseScript,
+  rwReadScript,
+  rwWriteReleaseScript,
+  rwWriteScript,
+} from '../scripts/readWrite.js';
 import type { NodeStatus } from '../shared/outcome.js';
 
 const okOrHeld = (granted: boolean) => (granted ? ('ok' as const) : ('held' as const));
@@ -40,7 +47,15 @@ export const readRequests: PrimitiveRequests = {
       describe: describeWait(readGranted, (reply) => (typeof reply === 'object' ? reply : undefined)),
     }),
   // Also a writer's downgrade: its key becomes its reader's lease (rwReadExtend.lua).
-  extend: ([writer = '', readers = ''], value, ttlMs) => scriptRequest(rwReadExtendScript, [readers, writer], [value, ttlMs], { read: isOne, interpret: okOrHeld }),
+  extend: ([writer = '', readers = ''], value, ttlMs) =>
+    scriptRequest(rwReadExtendScript, [readers, writer], [value, ttlMs], { writes: value, read: isOne, interpret: okOrHeld }),
+  renewMany: (renewals) =>
+    scriptRenewals(
+      rwReadExtendEachScript,
+      rwReadExtendScript,
+      renewals.map(({ keys: [writer = '', readers = ''], value, ttlMs }) => ({ keys: [readers, writer], args: [value, ttlMs] })),
+      renewals.map(({ value }) => value),
+    ),
   release: ([writer = '', readers = '', claim = ''], value) =>
     scriptRelease(rwReadReleaseScript, [readers, writer, claim, ...lineAndLeaseFor(writer)], [value]),
   waitKeys: ([, readers = '']) => [readers],
@@ -86,6 +101,7 @@ export function writeRequests(claimMs: number, fencing: boolean): PrimitiveReque
       });
     },
     extend: ([writer = ''], value, ttlMs) => extendRequest([writer], value, ttlMs),
+    renewMany: (renewals) => extendManyRequest(renewals.map(({ keys: [writer = ''], value, ttlMs }) => ({ keys: [writer], value, ttlMs }))),
     release: ([writer = '', readers = '', claim = ''], value) =>
       scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...lineAndLeaseFor(writer), ...lineAndLeaseFor(readers)], [value]),
     fence: ([writer = ''], value, tokens) => fenceRequest([writer], value, tokens),

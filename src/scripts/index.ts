@@ -3,6 +3,7 @@ export { acquire, acquireFenced, acquireInLine, acquireScript, type LinePlace, t
 export { extend, extendScript } from './extend.js';
 export { extendMany, extendManyScript, RENEWALS_PER_CALL, type RenewalEntry } from './extendMany.js';
 export { fence, fenceScript } from './fence.js';
+export { renewEach, renewEachScript, type ScriptRenewal } from './renewEach.js';
 export { fencingKeyFor } from './fencingKey.js';
 export { keepalive, keepaliveScript, leave, leaveScript, type LineEntry, RESERVATION_MS } from './line.js';
 export { companionKey, lineKeysFor } from './lineKeys.js';

@@ -3,9 +3,12 @@ import acquireSource from './semaphoreAcquire.lua';
 import extendSource from './semaphoreExtend.lua';
 import releaseSource from './semaphoreRelease.lua';
 import { LuaScript } from './LuaScript.js';
+import { renewEachScript } from './renewEach.js';
 
 export const semaphoreAcquireScript = lineScriptOnDemand('semaphoreAcquire', acquireSource);
 export const semaphoreExtendScript = new LuaScript('semaphoreExtend', extendSource);
+/** Many holders' semaphoreExtend in one call (renewEach.lua): the renewals of a batch. */
+export const semaphoreExtendEachScript = renewEachScript('semaphoreExtendEach', [], extendSource);
 export const semaphoreReleaseScript = lineScriptOnDemand('semaphoreRelease', releaseSource);
 
 /**

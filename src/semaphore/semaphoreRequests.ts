@@ -1,9 +1,15 @@
 import { LimitMismatchError } from '../shared/errors.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRequest } from '../redlock/scriptRequest.js';
+import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRenewals, scriptRequest } from '../redlock/scriptRequest.js';
 import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { isOne } from '../scripts/LuaScript.js';
-import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript, semaphoreReleaseScript } from '../scripts/semaphore.js';
+import {
+  readSemaphoreAcquire,
+  semaphoreAcquireScript,
+  semaphoreExtendEachScript,
+  semaphoreExtendScript,
+  semaphoreReleaseScript,
+} from '../scripts/semaphore.js';
 import { resourceOf, slotKey } from './permitKeys.js';
 
 /** Every permit slot of the resource whose limit record is `limitRecord`. */
@@ -47,7 +53,14 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
         },
       ),
     extend: (keys, value, ttlMs) =>
-      scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
+      scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { writes: value, read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
+    renewMany: (renewals) =>
+      scriptRenewals(
+        semaphoreExtendEachScript,
+        semaphoreExtendScript,
+        renewals.map(({ keys, value, ttlMs }) => ({ keys, args: [value, ttlMs, limit] })),
+        renewals.map(({ value }) => value),
+      ),
     release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]),
     waitKeys: ([limitRecord = '']) => [limitRecord],
   };

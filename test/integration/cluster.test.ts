@@ -1,7 +1,9 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtendEvent } from '../../src/diagnostics/channels.js';
-import { ErrorCode, InvalidArgumentError, type Lock, RedisLock } from '../../src/index.js';
+import { ErrorCode, InvalidArgumentError, type Lock, RedisLock, RedisReadWriteLock, RedisSemaphore } from '../../src/index.js';
+import { readWriteKeys } from '../../src/rwlock/readWriteKeys.js';
+import { permitKeys } from '../../src/semaphore/permitKeys.js';
 import { patient } from '../support/patient.js';
 import { recordChannel } from '../support/recordChannel.js';
 import { type RedisClusterSet, startCluster } from '../support/RedisClusterSet.js';
@@ -110,5 +112,35 @@ describe('RedisLock on a Redis Cluster client', () => {
       await Promise.all(routines);
     }
   }, 20_000);
-});
 
+  it('renews semaphore permits and readers spread over many hash slots in batches (a script call per slot), each keeping its keys', async () => {
+    const semaphore = new RedisSemaphore(client, { ...patient, limit: 2 });
+    const rw = new RedisReadWriteLock(client, patient);
+    const resources = Array.from({ length: 15 }, (_, i) => `renew-each:${i}`);
+    const renewed = recordChannel<ExtendEvent>('quorumlock:extend');
+    let release: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held: Lock[] = [];
+    const hold = async (_signal: AbortSignal, lock: Lock) => {
+      held.push(lock);
+      await done;
+    };
+    const routines = resources.flatMap((resource) => [semaphore.using(resource, 3_000, hold), rw.read.using(resource, 3_000, hold)]);
+    try {
+      await expect.poll(() => renewed.events.filter((e) => e.resources.some((r) => r.includes('renew-each:'))).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(30);
+      expect(renewed.events.every((e) => e.granted)).toBe(true);
+      for (const resource of resources) {
+        const [, slot0, slot1] = permitKeys(resource, [0, 1]);
+        expect(Math.max(await client.pttl(slot0 as string), await client.pttl(slot1 as string))).toBeGreaterThan(1_500);
+        expect(await client.pttl(readWriteKeys(resource)[1])).toBeGreaterThan(1_500);
+      }
+      expect(held.every((lock) => !lock.signal.aborted)).toBe(true);
+    } finally {
+      renewed.stop();
+      release();
+      await Promise.all(routines);
+    }
+  }, 20_000);
+});

@@ -1,6 +1,6 @@
 /**
  * The read-write lock's scripts against their model: random read / read
- * extend (or downgrade) / read release / write (with and without fencing) /
+ * extend (or downgrade) / readers' batched extend (renewEach.lua) / read release / write (with and without fencing) /
  * writer extend (the mutex's) / writer release (rwWriteRelease) / advance sequences, with few values so
  * they collide, run on a real redis-server through RedisNodeBackend and on
  * a SimulatedReadWriteNode; replies, keys, values, TTLs and the readers'
@@ -24,6 +24,7 @@ import { fencingKeyFor } from '../../src/scripts/fencingKey.js';
 import { LuaScript } from '../../src/scripts/LuaScript.js';
 import readSource from '../../src/scripts/rwRead.lua';
 import readExtendSource from '../../src/scripts/rwReadExtend.lua';
+import { renewEachScript } from '../../src/scripts/renewEach.js';
 import lineSource from '../../src/scripts/line.lua';
 import { lineAndLeaseFor } from '../../src/scripts/lineKeys.js';
 import readReleaseSource from '../../src/scripts/rwReadRelease.lua';
@@ -53,6 +54,8 @@ const withModelClock = (name: string, ...sources: string[]) =>
   new LuaScript(`${name}-model-clock`, [lineSource, 'line_helpers()', MODEL_CLOCK, ...sources].join('\n'));
 const readScript = withModelClock('rwRead', readSource);
 const readExtendScript = withModelClock('rwReadExtend', readExtendSource);
+/** As rwReadExtendEachScript is built (readWrite.ts), with the model's clock. */
+const readExtendEachScript = renewEachScript('rwReadExtendEach-model-clock', [lineSource, 'line_helpers()', MODEL_CLOCK], readExtendSource);
 const readReleaseScript = withModelClock('rwReadRelease', wakeSource, readReleaseSource);
 const writeScript = withModelClock('rwWrite', writeSource);
 const writeReleaseScript = withModelClock('rwWriteRelease', wakeSource, writeReleaseSource);
@@ -65,6 +68,7 @@ const STRING_KEYS = [WRITER, CLAIM, FENCING];
 
 type Command =
   | { readonly op: 'read' | 'readExtend' | 'writeExtend'; readonly value: string; readonly ttlMs: number }
+  | { readonly op: 'readExtendEach'; readonly readers: readonly { readonly value: string; readonly ttlMs: number }[] }
   | { readonly op: 'readRelease' | 'writeRelease'; readonly value: string }
   | { readonly op: 'write'; readonly value: string; readonly ttlMs: number; readonly claimMs: number; readonly fence: boolean }
   | { readonly op: 'advance'; readonly ms: number };
@@ -76,6 +80,8 @@ const unitsArb = (max: number) => fc.integer({ min: 1, max }).map((k) => k * UNI
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('read' as const), value: valueArb, ttlMs: unitsArb(4) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('readExtend' as const, 'writeExtend' as const), value: valueArb, ttlMs: unitsArb(4) }) },
+  // A batch of readers' renewals (renewEach.lua): each as rwReadExtend alone, in order, a downgrade among them.
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('readExtendEach' as const), readers: fc.array(fc.record({ value: valueArb, ttlMs: unitsArb(4) }), { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('readRelease' as const, 'writeRelease' as const), value: valueArb }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('write' as const), value: valueArb, ttlMs: unitsArb(4), claimMs: unitsArb(3), fence: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 3 }).map((k) => k * UNIT_MS) }) },
@@ -84,6 +90,8 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
 const realNode = oneRealNode();
 
 const isOne = (reply: unknown) => Number(reply);
+/** A batch's answers as one number, a digit per reader (1 renewed, 2 not): comparable like the other replies. */
+const digits = (renewed: readonly boolean[]) => Number(renewed.map((one) => (one ? '1' : '2')).join(''));
 const token = (reply: unknown) => (Array.isArray(reply) ? BigInt(reply[0] as number | string) : Number(reply));
 
 function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number | bigint> {
@@ -92,6 +100,13 @@ function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advanc
       return real.runScript(readScript, [WRITER, READERS, CLAIM], [command.value, command.ttlMs], isOne);
     case 'readExtend':
       return real.runScript(readExtendScript, [READERS, WRITER], [command.value, command.ttlMs], isOne);
+    case 'readExtendEach':
+      return real
+        .renewEach(
+          readExtendEachScript,
+          command.readers.map(({ value, ttlMs }) => ({ keys: [READERS, WRITER], args: [value, ttlMs] })),
+        )
+        .then(digits);
     case 'readRelease':
       return real.runScript(readReleaseScript, [READERS, WRITER, CLAIM, ...lineAndLeaseFor(WRITER)], [command.value], isOne);
     case 'write':
@@ -111,6 +126,8 @@ function onModel(node: SimulatedReadWriteNode, command: Exclude<Command, { op: '
       return node.read(command.value, command.ttlMs);
     case 'readExtend':
       return node.readExtend(command.value, command.ttlMs);
+    case 'readExtendEach':
+      return digits(command.readers.map(({ value, ttlMs }) => node.readExtend(value, ttlMs) === 1));
     case 'readRelease':
       return node.readRelease(command.value);
     case 'write':
@@ -137,7 +154,7 @@ describe('the read-write scripts against SimulatedReadWriteNode', () => {
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
       const modelTime = new ModelTime(UNIT_MS);
-      const seen = { read: 0, readRefused: 0, downgraded: 0, readExtended: 0, readReleased: 0, wrote: 0, fenced: 0, claimed: 0, claimBlocked: 0 };
+      const seen = { read: 0, readRefused: 0, downgraded: 0, readExtended: 0, readReleased: 0, wrote: 0, fenced: 0, claimed: 0, claimBlocked: 0, readBatchMixed: 0 };
       await checkProperty(
         fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 25 }), async (commands) => {
           await client.flushall();
@@ -204,6 +221,9 @@ function count(
       break;
     case 'readExtend':
       if (result === 1) add(before.writer === command.value && after.writer === null ? 'downgraded' : 'readExtended');
+      break;
+    case 'readExtendEach':
+      if (/1/.test(String(result)) && /2/.test(String(result))) add('readBatchMixed');
       break;
     case 'readRelease':
       if (result === 1) add('readReleased');

@@ -1,6 +1,6 @@
 /**
  * The semaphore's scripts against their model: random acquire / extend /
- * release / advance sequences (few slots, values and limits, so they
+ * batched extend (renewEach.lua) / release / advance sequences (few slots, values and limits, so they
  * collide) run on a real redis-server through RedisNodeBackend and on a
  * SimulatedSemaphoreNode, the node the quorum search uses; replies, keys,
  * values and TTLs must agree after every step. Time moves in whole seconds,
@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
-import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendScript } from '../../src/scripts/semaphore.js';
+import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript } from '../../src/scripts/semaphore.js';
 import { limitKey, permitKeys, slotKey } from '../../src/semaphore/permitKeys.js';
 import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
@@ -25,6 +25,7 @@ const RUNS = 150;
 type Command =
   | { readonly op: 'acquire'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number; readonly probe: boolean }
   | { readonly op: 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
+  | { readonly op: 'extendEach'; readonly holders: readonly Extend[] }
   | { readonly op: 'release'; readonly slots: number[]; readonly value: string }
   | { readonly op: 'advance'; readonly ms: number };
 
@@ -32,9 +33,13 @@ const slotsArb = fc.uniqueArray(fc.nat(SLOTS - 1), { minLength: 1, maxLength: 2 
 const valueArb = fc.constantFrom('v1', 'v2', 'v3');
 const ttlArb = fc.integer({ min: 1, max: 12 }).map((k) => k * UNIT_MS);
 const limitArb = fc.constantFrom(3, 3, 3, 2);
+type Extend = Extract<Command, { op: 'extend' }>;
+const extendArb = fc.record({ op: fc.constant('extend' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb });
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ op: fc.constant('acquire' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb, probe: fc.boolean() }),
-  fc.record({ op: fc.constant('extend' as const), slots: slotsArb, value: valueArb, ttlMs: ttlArb, limit: limitArb }),
+  extendArb,
+  // A batch of renewals (renewEach.lua): each holder as semaphoreExtend alone, in order, holders colliding on slots.
+  fc.record({ op: fc.constant('extendEach' as const), holders: fc.array(extendArb, { minLength: 1, maxLength: 3 }) }),
   fc.record({ op: fc.constant('release' as const), slots: slotsArb, value: valueArb }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
@@ -46,7 +51,14 @@ function allSlotsOf(limit: number): string[] {
   return Array.from({ length: limit }, (_, slot) => slotKey(RESOURCE, slot));
 }
 
+/** A batch's answers as one number, a digit per holder (1 extended, 2 not): comparable like the other replies. */
+const digits = (extended: readonly boolean[]) => Number(extended.map((one) => (one ? '1' : '2')).join(''));
+
 async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number> {
+  if (command.op === 'extendEach') {
+    const entries = command.holders.map((h) => ({ keys: permitKeys(RESOURCE, h.slots), args: [h.value, h.ttlMs, h.limit] }));
+    return digits(await real.renewEach(semaphoreExtendEachScript, entries));
+  }
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
     case 'acquire': {
@@ -65,6 +77,7 @@ async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: '
 }
 
 function onModel(node: SimulatedSemaphoreNode, command: Exclude<Command, { op: 'advance' }>): number {
+  if (command.op === 'extendEach') return digits(command.holders.map((h) => onModel(node, h) === 1));
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
     case 'acquire':
@@ -83,7 +96,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
       const client = realNode();
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
-      const seen = { taken: 0, held: 0, full: 0, mismatch: 0, extended: 0, released: 0 };
+      const seen = { taken: 0, held: 0, full: 0, mismatch: 0, extended: 0, released: 0, batchMixed: 0 };
       const modelTime = new ModelTime(UNIT_MS);
       const allKeys = [limitKey(RESOURCE), ...Array.from({ length: SLOTS }, (_, slot) => slotKey(RESOURCE, slot))];
       await checkProperty(
@@ -107,6 +120,8 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
               expect(actual, where).toBe(expected);
               if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : expected === 2 ? 'full' : 'mismatch']++;
               if (command.op === 'extend' && expected === 1) seen.extended++;
+              // A batch in which one holder was renewed and another refused.
+              if (command.op === 'extendEach' && /1/.test(String(expected)) && /2/.test(String(expected))) seen.batchMixed++;
               if (command.op === 'release' && expected > 0) seen.released++;
             }
             for (const key of allKeys) {
