@@ -14,7 +14,7 @@ import { type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } fr
 import { openAdminClient, openClients } from '../clients.js';
 import type { Library } from '../library.js';
 import { difference, snapshot } from '../serverStats.js';
-import { type HeldLibrary, makeHolder } from './holders.js';
+import { type HeldLibrary, makeHolder, renewalCommand } from './holders.js';
 import type { HeldConfig, HeldSample } from './protocol.js';
 
 /** Acquires in flight at once while taking the locks (not measured). */
@@ -87,8 +87,8 @@ async function measure(config: HeldConfig): Promise<HeldSample> {
 
     const perNode = serverAfter.map((after, i) => difference(serverBefore[i] as typeof after, after));
     const commands = perNode.map((stats) => [...stats.values()].reduce((sum, entry) => sum + entry.calls, 0));
-    // A renewal of one key on one node: PEXPIRE (quorumlock, redis-semaphore) or SET ... PX (node-redlock). No lock is taken in the window.
-    const renewals = perNode.map((stats) => (stats.get('pexpire')?.calls ?? 0) + (stats.get('set')?.calls ?? 0));
+    // A renewal of one holder on one node (renewalCommand). No lock is taken in the window.
+    const renewals = perNode.map((stats) => stats.get(renewalCommand(config.library))?.calls ?? 0);
     const nodes = config.urls.length;
     const meanOf = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 

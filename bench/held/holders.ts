@@ -8,13 +8,32 @@
  */
 import type { Redis } from 'ioredis';
 import Redlock from 'redlock';
-import { Mutex, RedlockMutex } from 'redis-semaphore';
+import { Mutex, RedlockMutex, RedlockSemaphore, Semaphore } from 'redis-semaphore';
 import type { Library } from '../library.js';
 
 export const HELD_LIBRARIES = ['quorumlock', 'node-redlock', 'redis-semaphore'] as const;
+/**
+ * Semaphore permits held instead of locks (`--library` names them; not run by
+ * default): one permit of a semaphore of limit 2 per resource, under
+ * quorumlock's semaphore using() and redis-semaphore's Semaphore /
+ * RedlockSemaphore with its refresh timer.
+ */
+export const HELD_SEMAPHORES = ['quorumlock-semaphore', 'redis-semaphore-semaphore'] as const;
+const SEMAPHORE_LIMIT = 2;
 /** quorumlock built from another checkout (bench:held --candidate DIR), held the same way. */
 export const CANDIDATE = 'quorumlock-candidate';
-export type HeldLibrary = (typeof HELD_LIBRARIES)[number] | typeof CANDIDATE;
+export type HeldLibrary = (typeof HELD_LIBRARIES)[number] | (typeof HELD_SEMAPHORES)[number] | typeof CANDIDATE;
+
+/**
+ * The command a renewal of one holder runs once on a node, which the child
+ * counts (commandstats, script internals included): SET ... PX for
+ * node-redlock; PEXPIRE for the others (of the key, the permit slot, or
+ * redis-semaphore's semaphore set; quorumlock's semaphore also SETs its limit
+ * record every other renewal, which is not a holder's renewal).
+ */
+export function renewalCommand(library: string): string {
+  return library === 'node-redlock' ? 'set' : 'pexpire';
+}
 
 export interface Hold {
   /** Resolves once the lock is held; rejects if it could not be taken. */
@@ -55,6 +74,27 @@ export function makeHolder(library: HeldLibrary, clients: readonly Redis[], lib:
           }),
         );
     }
+    case 'quorumlock-semaphore': {
+      const semaphore = single ? new lib.RedisSemaphore(single, { limit: SEMAPHORE_LIMIT }) : new lib.RedlockSemaphore(list, { limit: SEMAPHORE_LIMIT });
+      return (key, ttlMs, stop, lost) =>
+        hold((onHeld) =>
+          semaphore.using(key, ttlMs, async (signal) => {
+            onHeld();
+            await stop;
+            if (signal.aborted) lost();
+          }),
+        );
+    }
+    case 'redis-semaphore-semaphore':
+      return (key, ttlMs, stop, lost) =>
+        hold(async (onHeld) => {
+          const options = { lockTimeout: ttlMs, onLockLost: () => lost() };
+          const semaphore = single ? new Semaphore(single, key, SEMAPHORE_LIMIT, options) : new RedlockSemaphore(list, key, SEMAPHORE_LIMIT, options);
+          await semaphore.acquire();
+          onHeld();
+          await stop;
+          await semaphore.release();
+        });
     case 'redis-semaphore':
       return (key, ttlMs, stop, lost) =>
         hold(async (onHeld) => {

@@ -39,20 +39,28 @@ export function renderHeldTable(samples: readonly HeldSample[]): string {
  * than the best peer (the peer with the fewest), and its event-loop p99.
  */
 export function heldHeadline(samples: readonly HeldSample[]): string[] {
+  const semaphores = samples.filter((s) => s.library.endsWith('-semaphore'));
+  const locks = samples.filter((s) => !s.library.endsWith('-semaphore'));
+  return [...headlineOf(locks, 'quorumlock'), ...headlineOf(semaphores, 'quorumlock-semaphore')];
+}
+
+/** The headline of one kind of holder (locks, or semaphore permits): `oursName` against the peers of that kind. */
+function headlineOf(samples: readonly HeldSample[], oursName: string): string[] {
+  if (samples.length === 0) return [];
   const nodes = Math.max(...samples.map((s) => s.nodes));
   const count = Math.max(...samples.map((s) => s.count));
   const at = samples.filter((s) => s.nodes === nodes && s.count === count);
-  const ours = at.find((s) => s.library === 'quorumlock');
+  const ours = at.find((s) => s.library === oursName);
   const peers = at.filter((s) => !s.library.startsWith('quorumlock'));
   const candidate = at.find((s) => s.library === 'quorumlock-candidate');
   if (!ours || (peers.length === 0 && candidate === undefined)) return [];
-  const lines = [`headline, ${count} locks on ${nodes} node(s):`];
+  const lines = [`headline, ${count} ${oursName === 'quorumlock' ? 'locks' : 'semaphore permits'} on ${nodes} node(s):`];
   if (peers.length > 0) {
     const fewest = (value: (s: HeldSample) => number) => peers.reduce((best, s) => (value(s) < value(best) ? s : best));
     const reqPeer = fewest((s) => s.reqsPerNodePerS);
     const cpuPeer = fewest((s) => s.cpuUsPerLockPerS);
     lines.push(
-      `  quorumlock requests per node per 100 renewals: ${ours.reqsPer100Renewals.toFixed(2)} (at most 1 wanted)`,
+      `  ${oursName} requests per node per 100 renewals: ${ours.reqsPer100Renewals.toFixed(2)} (at most 1 wanted)`,
       `  requests/s: ${(reqPeer.reqsPerNodePerS / ours.reqsPerNodePerS).toFixed(1)}× fewer than the best peer (${reqPeer.library}, ${reqPeer.reqsPerNodePerS.toFixed(1)} vs ${ours.reqsPerNodePerS.toFixed(1)} per node)`,
       `  client CPU: ${(cpuPeer.cpuUsPerLockPerS / ours.cpuUsPerLockPerS).toFixed(1)}× less than the best peer (${cpuPeer.library}, ${cpuPeer.cpuUsPerLockPerS.toFixed(2)} vs ${ours.cpuUsPerLockPerS.toFixed(2)} µs per lock per s)`,
       `  event-loop delay p99: ${ours.loopDelayP99Ms.toFixed(1)} ms (peers: ${peers.map((p) => `${p.library} ${p.loopDelayP99Ms.toFixed(1)}`).join(', ')})`,

@@ -18,7 +18,7 @@ import { buildLibrary, libraryUrl, removeBuilds, removeStaleBuilds, ROOT } from 
 import { openNodes } from '../nodes.js';
 import { buildBenchScript } from '../procs/build.js';
 import { renderHeldChart } from './chart.js';
-import { CANDIDATE, HELD_LIBRARIES } from './holders.js';
+import { CANDIDATE, HELD_LIBRARIES, HELD_SEMAPHORES } from './holders.js';
 import type { HeldConfig, HeldSample } from './protocol.js';
 import { heldHeadline, renderHeldTable } from './report.js';
 
@@ -30,7 +30,8 @@ const USAGE = `npm run bench:held -- [options]
                       half as long or one TTL, whichever is longer
   --counts LIST       locks held, e.g. 1,100,1000,10000 (the default)
   --nodes LIST        node counts, e.g. 1,5 (the default)
-  --library NAME      only this library (repeatable): ${HELD_LIBRARIES.join(', ')}
+  --library NAME      only this library (repeatable): ${HELD_LIBRARIES.join(', ')};
+                      or semaphore permits (limit 2) instead of locks: ${HELD_SEMAPHORES.join(', ')}
   --ttl MS            every lock's TTL (default 10000)
   --out DIR           where the JSON and the chart go (default bench/results)
   --candidate DIR     also measure quorumlock built from DIR/src (e.g. main's
@@ -67,6 +68,9 @@ async function main(): Promise<number> {
   const counts = list(values.counts, [1, 100, 1000, 10_000]);
   const nodeCounts = list(values.nodes, [1, 5]);
   const libraries: string[] = values.library ?? [...HELD_LIBRARIES];
+  const known: readonly string[] = [...HELD_LIBRARIES, ...HELD_SEMAPHORES];
+  const unknown = libraries.find((library) => !known.includes(library));
+  if (unknown !== undefined) throw new Error(`--library ${unknown}: expected one of ${known.join(', ')}`);
   if (values.candidate !== undefined) libraries.push(CANDIDATE);
   const ttlMs = Number(values.ttl ?? 10_000);
   // At least one TTL: every lock's renewal falls in it, and with it the turns they take.

@@ -20,6 +20,17 @@ export function renewEachScript(name: string, preludes: readonly string[], body:
   return new LuaScript(name, [...preludes, 'local function renew_one(KEYS, ARGV)', body, 'end', eachSource].join('\n'));
 }
 
+/** One script call's share of a batch: its keys, its arguments, and where its holders start in the batch. */
+interface Chunk {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  readonly start: number;
+  readonly count: number;
+}
+
+/** A batch goes to every node as the same array: its calls' keys and arguments are built once, not once per node. */
+const chunksByBatch = new WeakMap<readonly ScriptRenewal[], readonly Chunk[]>();
+
 /**
  * Renews every entry with `script` (built by renewEachScript), one call per
  * RENEWALS_PER_CALL entries, sent back to back: true or false per entry, in
@@ -28,21 +39,36 @@ export function renewEachScript(name: string, preludes: readonly string[], body:
  */
 export function renewEach(client: ScriptClient, script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
   if (entries.length === 0) return Promise.resolve([]);
+  let chunks = chunksByBatch.get(entries);
+  if (!chunks) {
+    try {
+      chunks = chunksOf(script, entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    chunksByBatch.set(entries, chunks);
+  }
   const held = new Array<boolean>(entries.length);
+  return Promise.all(chunks.map((chunk) => script.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, chunk.start)))).then(
+    () => held,
+  );
+}
+
+function chunksOf(script: LuaScript, entries: readonly ScriptRenewal[]): Chunk[] {
   const perHolder = (entries[0] as ScriptRenewal).args.length;
-  const calls: Promise<boolean[]>[] = [];
+  const chunks: Chunk[] = [];
   for (let start = 0; start < entries.length; start += RENEWALS_PER_CALL) {
     const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
     const keys: string[] = [];
     const args: (string | number)[] = [perHolder];
     for (let i = start; i < end; i++) {
       const entry = entries[i] as ScriptRenewal;
-      if (entry.args.length !== perHolder) return Promise.reject(new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${entry.args.length}`));
+      if (entry.args.length !== perHolder) throw new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${entry.args.length}`);
       for (const key of entry.keys) keys.push(key);
       args.push(entry.keys.length);
       for (const arg of entry.args) args.push(arg);
     }
-    calls.push(script.run(client, keys, args, (reply) => readRenewals(reply, end - start, held, start)));
+    chunks.push({ keys, args, start, count: end - start });
   }
-  return Promise.all(calls).then(() => held);
+  return chunks;
 }
