@@ -88,59 +88,53 @@ describe('RedisLock on a Redis Cluster client', () => {
   it('renews locks spread over many hash slots in batches (a script call per slot), and each keeps its keys', async () => {
     const locker = new RedisLock(client, patient);
     const keys = Array.from({ length: 30 }, (_, i) => `renew:${i}`);
-    const renewed = recordChannel<ExtendEvent>('quorumlock:extend');
-    let release: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const held: Lock[] = [];
-    const routines = keys.map((key) =>
-      locker.using(key, 3_000, async (_signal, lock) => {
-        held.push(lock);
-        await done;
-      }),
-    );
-    try {
-      // Renewed at half the validity, so past the first TTL only if every renewal won.
-      await expect.poll(() => renewed.events.filter((e) => e.resources[0]?.startsWith('renew:')).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(30);
-      expect(renewed.events.every((e) => e.granted)).toBe(true);
+    await whileHeldPastRenewal('renew:', 30, (hold) => keys.map((key) => locker.using(key, 3_000, hold)), async () => {
       for (const key of keys) expect(await client.pttl(key)).toBeGreaterThan(1_500);
-      expect(held.every((lock) => !lock.signal.aborted)).toBe(true);
-    } finally {
-      renewed.stop();
-      release();
-      await Promise.all(routines);
-    }
+    });
   }, 20_000);
 
   it('renews semaphore permits and readers spread over many hash slots in batches (a script call per slot), each keeping its keys', async () => {
     const semaphore = new RedisSemaphore(client, { ...patient, limit: 2 });
     const rw = new RedisReadWriteLock(client, patient);
     const resources = Array.from({ length: 15 }, (_, i) => `renew-each:${i}`);
-    const renewed = recordChannel<ExtendEvent>('quorumlock:extend');
-    let release: () => void = () => undefined;
-    const done = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const held: Lock[] = [];
-    const hold = async (_signal: AbortSignal, lock: Lock) => {
-      held.push(lock);
-      await done;
-    };
-    const routines = resources.flatMap((resource) => [semaphore.using(resource, 3_000, hold), rw.read.using(resource, 3_000, hold)]);
-    try {
-      await expect.poll(() => renewed.events.filter((e) => e.resources.some((r) => r.includes('renew-each:'))).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(30);
-      expect(renewed.events.every((e) => e.granted)).toBe(true);
+    const start = (hold: Hold) => resources.flatMap((resource) => [semaphore.using(resource, 3_000, hold), rw.read.using(resource, 3_000, hold)]);
+    await whileHeldPastRenewal('renew-each:', 30, start, async () => {
       for (const resource of resources) {
         const [, slot0, slot1] = permitKeys(resource, [0, 1]);
         expect(Math.max(await client.pttl(slot0 as string), await client.pttl(slot1 as string))).toBeGreaterThan(1_500);
         expect(await client.pttl(readWriteKeys(resource)[1])).toBeGreaterThan(1_500);
       }
-      expect(held.every((lock) => !lock.signal.aborted)).toBe(true);
-    } finally {
-      renewed.stop();
-      release();
-      await Promise.all(routines);
-    }
+    });
   }, 20_000);
 });
+
+type Hold = (signal: AbortSignal, lock: Lock) => Promise<void>;
+
+/**
+ * Runs the routines `start` makes with `hold`, which keeps each lock until
+ * the end; once `count` renewals of resources named with `prefix` were seen
+ * (renewed at half the validity, so past the first TTL only if every renewal
+ * won), checks that all were granted and no lock was lost, and `checkKeys`.
+ */
+async function whileHeldPastRenewal(prefix: string, count: number, start: (hold: Hold) => Promise<void>[], checkKeys: () => Promise<void>): Promise<void> {
+  const renewed = recordChannel<ExtendEvent>('quorumlock:extend');
+  let release: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const held: Lock[] = [];
+  const routines = start(async (_signal, lock) => {
+    held.push(lock);
+    await done;
+  });
+  try {
+    await expect.poll(() => renewed.events.filter((e) => e.resources.some((r) => r.includes(prefix))).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(count);
+    expect(renewed.events.every((e) => e.granted)).toBe(true);
+    await checkKeys();
+    expect(held.every((lock) => !lock.signal.aborted)).toBe(true);
+  } finally {
+    renewed.stop();
+    release();
+    await Promise.all(routines);
+  }
+}

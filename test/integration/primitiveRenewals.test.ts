@@ -16,22 +16,12 @@ import { rwReadExtendEachScript } from '../../src/scripts/readWrite.js';
 import { semaphoreExtendEachScript } from '../../src/scripts/semaphore.js';
 import { slotKey } from '../../src/semaphore/permitKeys.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { commandCalls } from '../support/lockRequests.js';
+import { scriptCalls } from '../support/lockRequests.js';
 import { patient } from '../support/patient.js';
 import { recordChannel } from '../support/recordChannel.js';
 
 const LIMIT = 2;
 const TTL_MS = 3_000;
-
-/** Script calls each node has served. */
-async function scriptCalls(clients: readonly Redis[]): Promise<number[]> {
-  return Promise.all(
-    clients.map(async (client) => {
-      const calls = await commandCalls(client);
-      return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
-    }),
-  );
-}
 
 type Using = (resource: string, ttlMs: number, routine: LockedRoutine<void>) => Promise<void>;
 

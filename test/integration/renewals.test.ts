@@ -9,7 +9,7 @@ import { DEFAULT_OPTIONS } from '../../src/lock/options.js';
 import { sharedTimerFor } from '../../src/lock/SharedTimer.js';
 import { extendManyScript } from '../../src/scripts/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { commandCalls } from '../support/lockRequests.js';
+import { scriptCalls } from '../support/lockRequests.js';
 import { patient } from '../support/patient.js';
 import { recordChannel } from '../support/recordChannel.js';
 
@@ -22,16 +22,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
     resolve = r;
   });
   return { promise, resolve };
-}
-
-/** Script calls each node has served. */
-async function scriptCalls(clients: readonly Redis[]): Promise<number[]> {
-  return Promise.all(
-    clients.map(async (client) => {
-      const calls = await commandCalls(client);
-      return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
-    }),
-  );
 }
 
 /**
