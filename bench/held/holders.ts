@@ -20,9 +20,15 @@ export const HELD_LIBRARIES = ['quorumlock', 'node-redlock', 'redis-semaphore'] 
  */
 export const HELD_SEMAPHORES = ['quorumlock-semaphore', 'redis-semaphore-semaphore'] as const;
 const SEMAPHORE_LIMIT = 2;
-/** quorumlock built from another checkout (bench:held --candidate DIR), held the same way. */
+/** quorumlock built from another checkout (bench:held --candidate DIR), held the same way: its locks, and its permits beside quorumlock-semaphore. */
 export const CANDIDATE = 'quorumlock-candidate';
-export type HeldLibrary = (typeof HELD_LIBRARIES)[number] | (typeof HELD_SEMAPHORES)[number] | typeof CANDIDATE;
+export const CANDIDATE_SEMAPHORE = 'quorumlock-semaphore-candidate';
+export type HeldLibrary = (typeof HELD_LIBRARIES)[number] | (typeof HELD_SEMAPHORES)[number] | typeof CANDIDATE | typeof CANDIDATE_SEMAPHORE;
+
+/** Whether `library` holds semaphore permits rather than locks. */
+export function holdsPermits(library: string): boolean {
+  return (HELD_SEMAPHORES as readonly string[]).includes(library) || library === CANDIDATE_SEMAPHORE;
+}
 
 /**
  * The command a renewal of one holder runs once on a node, which the child
@@ -74,7 +80,8 @@ export function makeHolder(library: HeldLibrary, clients: readonly Redis[], lib:
           }),
         );
     }
-    case 'quorumlock-semaphore': {
+    case 'quorumlock-semaphore':
+    case CANDIDATE_SEMAPHORE: {
       const semaphore = single ? new lib.RedisSemaphore(single, { limit: SEMAPHORE_LIMIT }) : new lib.RedlockSemaphore(list, { limit: SEMAPHORE_LIMIT });
       return (key, ttlMs, stop, lost) =>
         hold((onHeld) =>

@@ -1,4 +1,5 @@
 /** The held scenario's terminal table and headline. */
+import { holdsPermits } from './holders.js';
 import type { HeldSample } from './protocol.js';
 
 const COLUMNS: readonly { heading: string; value: (s: HeldSample) => number; digits: number }[] = [
@@ -39,8 +40,8 @@ export function renderHeldTable(samples: readonly HeldSample[]): string {
  * than the best peer (the peer with the fewest), and its event-loop p99.
  */
 export function heldHeadline(samples: readonly HeldSample[]): string[] {
-  const semaphores = samples.filter((s) => s.library.endsWith('-semaphore'));
-  const locks = samples.filter((s) => !s.library.endsWith('-semaphore'));
+  const semaphores = samples.filter((s) => holdsPermits(s.library));
+  const locks = samples.filter((s) => !holdsPermits(s.library));
   return [...headlineOf(locks, 'quorumlock'), ...headlineOf(semaphores, 'quorumlock-semaphore')];
 }
 
@@ -52,7 +53,7 @@ function headlineOf(samples: readonly HeldSample[], oursName: string): string[] 
   const at = samples.filter((s) => s.nodes === nodes && s.count === count);
   const ours = at.find((s) => s.library === oursName);
   const peers = at.filter((s) => !s.library.startsWith('quorumlock'));
-  const candidate = at.find((s) => s.library === 'quorumlock-candidate');
+  const candidate = at.find((s) => s.library === `${oursName}-candidate`);
   if (!ours || (peers.length === 0 && candidate === undefined)) return [];
   const lines = [`headline, ${count} ${oursName === 'quorumlock' ? 'locks' : 'semaphore permits'} on ${nodes} node(s):`];
   if (peers.length > 0) {

@@ -18,7 +18,7 @@ import { buildLibrary, libraryUrl, removeBuilds, removeStaleBuilds, ROOT } from 
 import { openNodes } from '../nodes.js';
 import { buildBenchScript } from '../procs/build.js';
 import { renderHeldChart } from './chart.js';
-import { CANDIDATE, HELD_LIBRARIES, HELD_SEMAPHORES } from './holders.js';
+import { CANDIDATE, CANDIDATE_SEMAPHORE, HELD_LIBRARIES, HELD_SEMAPHORES } from './holders.js';
 import type { HeldConfig, HeldSample } from './protocol.js';
 import { heldHeadline, renderHeldTable } from './report.js';
 
@@ -35,7 +35,9 @@ const USAGE = `npm run bench:held -- [options]
   --ttl MS            every lock's TTL (default 10000)
   --out DIR           where the JSON and the chart go (default bench/results)
   --candidate DIR     also measure quorumlock built from DIR/src (e.g. main's
-                      tree), as quorumlock-candidate, in the same rotation
+                      tree), as quorumlock-candidate (and, beside
+                      quorumlock-semaphore, quorumlock-semaphore-candidate),
+                      in the same rotation
   --profile DIR       write each child's CPU profile of its measured window there
                       (open in Chrome DevTools or summarize with bench/held/profileSummary.ts)
 `;
@@ -71,7 +73,10 @@ async function main(): Promise<number> {
   const known: readonly string[] = [...HELD_LIBRARIES, ...HELD_SEMAPHORES];
   const unknown = libraries.find((library) => !known.includes(library));
   if (unknown !== undefined) throw new Error(`--library ${unknown}: expected one of ${known.join(', ')}`);
-  if (values.candidate !== undefined) libraries.push(CANDIDATE);
+  if (values.candidate !== undefined) {
+    if (libraries.includes('quorumlock')) libraries.push(CANDIDATE);
+    if (libraries.includes('quorumlock-semaphore')) libraries.push(CANDIDATE_SEMAPHORE);
+  }
   const ttlMs = Number(values.ttl ?? 10_000);
   // At least one TTL: every lock's renewal falls in it, and with it the turns they take.
   const delayWindowMs = Math.max(ttlMs, durationMs / 2);
@@ -95,7 +100,7 @@ async function main(): Promise<number> {
           for (const library of order) {
             const config: HeldConfig = {
               library,
-              libraryUrl: library === CANDIDATE ? libraryUrl('candidate') : libraryUrl(),
+              libraryUrl: library === CANDIDATE || library === CANDIDATE_SEMAPHORE ? libraryUrl('candidate') : libraryUrl(),
               urls: pool.urls.slice(0, nodes),
               count,
               ttlMs,

@@ -56,19 +56,52 @@ export function renewEach(client: ScriptClient, script: LuaScript, entries: read
 
 function chunksOf(script: LuaScript, entries: readonly ScriptRenewal[]): Chunk[] {
   const perHolder = (entries[0] as ScriptRenewal).args.length;
+  // Each holder keeps one argument of its own at least (its value): the script finds where one ends by them.
+  if (perHolder === 0) throw new Error(`${script.name}: a holder's renewal takes its value at least`);
+  for (const entry of entries) {
+    if (entry.args.length !== perHolder) throw new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${entry.args.length}`);
+  }
   const chunks: Chunk[] = [];
   for (let start = 0; start < entries.length; start += RENEWALS_PER_CALL) {
     const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
-    const keys: string[] = [];
-    const args: (string | number)[] = [perHolder];
-    for (let i = start; i < end; i++) {
-      const entry = entries[i] as ScriptRenewal;
-      if (entry.args.length !== perHolder) throw new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${entry.args.length}`);
-      for (const key of entry.keys) keys.push(key);
-      args.push(entry.keys.length);
-      for (const arg of entry.args) args.push(arg);
-    }
-    chunks.push({ keys, args, start, count: end - start });
+    chunks.push(chunkOf(entries, start, end, perHolder));
   }
   return chunks;
+}
+
+/**
+ * One call's keys and arguments (renewEach.lua's layout). The arguments that
+ * end every holder's list alike (the usual batch's TTL, a semaphore's limit)
+ * go once, and the key count once when every holder has as many keys: with
+ * ten thousand permits, each of a holder's arguments is framed by the client
+ * once per node.
+ */
+function chunkOf(entries: readonly ScriptRenewal[], start: number, end: number, perHolder: number): Chunk {
+  const first = entries[start] as ScriptRenewal;
+  let shared = perHolder;
+  let keysEach = first.keys.length;
+  for (let i = start + 1; i < end; i++) {
+    const { keys, args } = entries[i] as ScriptRenewal;
+    shared = sharedSuffix(first.args, args, shared);
+    if (keys.length !== keysEach) keysEach = 0;
+  }
+  // A holder keeps at least its first argument (its value): the script counts holders by their own arguments.
+  shared = Math.min(shared, perHolder - 1);
+  const own = perHolder - shared;
+  const keys: string[] = [];
+  const args: (string | number)[] = [own, shared, keysEach, ...first.args.slice(own)];
+  for (let i = start; i < end; i++) {
+    const entry = entries[i] as ScriptRenewal;
+    for (const key of entry.keys) keys.push(key);
+    if (keysEach === 0) args.push(entry.keys.length);
+    for (let a = 0; a < own; a++) args.push(entry.args[a] as string | number);
+  }
+  return { keys, args, start, count: end - start };
+}
+
+/** How many of the last `upTo` arguments `a` and `b` have alike, counted from the end. */
+function sharedSuffix(a: readonly (string | number)[], b: readonly (string | number)[], upTo: number): number {
+  let alike = 0;
+  while (alike < upTo && a[a.length - 1 - alike] === b[b.length - 1 - alike]) alike++;
+  return alike;
 }
