@@ -28,7 +28,10 @@ export type MetricId =
   | 'reqsPerCycleNode'
   | 'cmdsPerCycleNode'
   | 'jainProcs'
-  | 'jainWaiters';
+  | 'jainWaiters'
+  | 'passGapMs'
+  | 'handoffGapMs'
+  | 'handoffShare';
 
 /** One contender's numbers from one round of one scenario. */
 export type Sample = Partial<Record<MetricId, number>>;
@@ -168,6 +171,25 @@ export const METRICS: Readonly<Record<MetricId, MetricInfo>> = {
       "Jain's fairness index over the processes' critical sections while every waiter still wanted the lock (until the first waiter had all of its own)",
     better: 'higher',
     digits: 2,
+  },
+  passGapMs: {
+    heading: 'pass gap ms',
+    description:
+      'mean time from the end of one critical section to the start of the next when both ran in the same process (a lock passed between waiters of one process)',
+    better: 'lower',
+    digits: 3,
+  },
+  handoffGapMs: {
+    heading: 'handoff gap ms',
+    description: 'mean time from the end of one critical section to the start of the next when they ran in different processes (a handoff through Redis)',
+    better: 'lower',
+    digits: 3,
+  },
+  handoffShare: {
+    heading: 'handoffs %',
+    description: 'share of the moves from one critical section to the next that crossed to another process',
+    better: 'lower',
+    digits: 1,
   },
   jainWaiters: {
     heading: 'Jain waiters',

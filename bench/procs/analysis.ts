@@ -65,6 +65,7 @@ export function analyse(shape: ProcsShape, reports: readonly WorkerReport[], cou
       giveUps: reports.reduce((sum, report) => sum + report.giveUps, 0),
       errors: reports.reduce((sum, report) => sum + report.errors, 0),
       overlaps: overlaps(sections),
+      ...gaps(sections),
     },
     sections: done,
     meanHoldMs,
@@ -107,6 +108,31 @@ function sharesWhileAllWant(
     perProc.push(inProc);
   }
   return { perWaiter, perProc };
+}
+
+/**
+ * Where the time between sections goes: from each section's end to the next
+ * one's start (in start order), within a process (a pass) and across
+ * processes (a handoff), and how many moves were handoffs.
+ */
+function gaps(sections: readonly Placed[]): { passGapMs?: number; handoffGapMs?: number; handoffShare?: number } {
+  const byStart = [...sections].sort((a, b) => a.start - b.start);
+  const passes: number[] = [];
+  const handoffs: number[] = [];
+  for (let i = 1; i < byStart.length; i++) {
+    const before = byStart[i - 1] as Placed;
+    const after = byStart[i] as Placed;
+    (after.proc === before.proc ? passes : handoffs).push(after.start - before.end);
+  }
+  const mean = (values: readonly number[]) => (values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length);
+  const moves = passes.length + handoffs.length;
+  const result: { passGapMs?: number; handoffGapMs?: number; handoffShare?: number } = {};
+  const passGapMs = mean(passes);
+  const handoffGapMs = mean(handoffs);
+  if (passGapMs !== undefined) result.passGapMs = passGapMs;
+  if (handoffGapMs !== undefined) result.handoffGapMs = handoffGapMs;
+  if (moves > 0) result.handoffShare = (100 * handoffs.length) / moves;
+  return result;
 }
 
 /** Sections that began before an earlier one ended, wherever the two ran. */
