@@ -37,7 +37,8 @@ export function renderHeldTable(samples: readonly HeldSample[]): string {
 /**
  * At the largest lock count on the largest node count: quorumlock's requests
  * per 100 renewals, and how many times fewer requests and less CPU it needs
- * than the best peer (the peer with the fewest), and its event-loop p99.
+ * than the best peer (the peer with the fewest), and its event-loop p99; for
+ * its locks, and for its semaphore permits when those were held too.
  */
 export function heldHeadline(samples: readonly HeldSample[]): string[] {
   const semaphores = samples.filter((s) => holdsPermits(s.library));

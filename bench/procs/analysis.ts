@@ -115,7 +115,9 @@ function sharesWhileAllWant(
  * one's start (in start order), within a process (a pass) and across
  * processes (a handoff), and how many moves were handoffs.
  */
-function gaps(sections: readonly Placed[]): { passGapMs?: number; handoffGapMs?: number; handoffShare?: number } {
+type Gaps = Pick<Sample, 'passGapMs' | 'handoffGapMs' | 'handoffShare'>;
+
+function gaps(sections: readonly Placed[]): Gaps {
   const byStart = [...sections].sort((a, b) => a.start - b.start);
   const passes: number[] = [];
   const handoffs: number[] = [];
@@ -126,7 +128,7 @@ function gaps(sections: readonly Placed[]): { passGapMs?: number; handoffGapMs?:
   }
   const mean = (values: readonly number[]) => (values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length);
   const moves = passes.length + handoffs.length;
-  const result: { passGapMs?: number; handoffGapMs?: number; handoffShare?: number } = {};
+  const result: Gaps = {};
   const passGapMs = mean(passes);
   const handoffGapMs = mean(handoffs);
   if (passGapMs !== undefined) result.passGapMs = passGapMs;
