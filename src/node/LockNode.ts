@@ -140,12 +140,28 @@ export interface RenewalsOutcome extends NodeOutcome {
  * tells each lock its own.
  */
 export function extendManyRequest(entries: readonly RenewalEntry[]): NodeRequest<readonly boolean[], RenewalsOutcome> {
-  return {
-    writes: entries.map((entry) => entry.value),
-    send: (backend) =>
+  return renewalsRequest(
+    entries.map((entry) => entry.value),
+    (backend) =>
       backend.extendMany
         ? backend.extendMany(entries)
         : Promise.all(entries.map((entry) => backend.extend(entry.keys, entry.value, entry.ttlMs))),
+  );
+}
+
+/**
+ * A batch of renewals as one request per node, whatever sends it (the
+ * mutex's extendMany, another primitive's renewEach): `ok` once the node
+ * answered for every holder, whose own answer renewalOutcome tells.
+ * `values`: the holders' values, whose keys the renewals write.
+ */
+export function renewalsRequest(
+  values: readonly string[],
+  send: (backend: NodeBackend) => Promise<readonly boolean[]>,
+): NodeRequest<readonly boolean[], RenewalsOutcome> {
+  return {
+    writes: values,
+    send,
     interpret: () => 'ok',
     describe: (node, status, ms, extended, error): RenewalsOutcome =>
       status === 'ok' && extended !== undefined ? { node, status, ms, extended } : plainOutcome(node, status, ms, undefined, error),

@@ -367,8 +367,9 @@ export class QuorumCoordinator extends LockManager {
       }
       renewalAnswers.queue(renewal.answer.resolve, grant);
     });
-    const renewMany = this.#requests?.renewMany ?? extendManyRequest;
-    const request = this.#synced(renewMany(batch), batchTimeoutMs, batch.map((renewal) => renewal.value));
+    const renewMany = (this.#requests?.renewMany ?? extendManyRequest)(batch);
+    // The batch's values, listed once by the request (its writes), serve the replica sync too.
+    const request = this.#synced(renewMany, batchTimeoutMs, renewMany.writes ?? []);
     for (const node of this.nodes) node.send(request, deadline, (outcome) => tally.count(outcome));
   }
 

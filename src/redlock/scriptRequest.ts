@@ -1,4 +1,4 @@
-import type { FencedOutcome, NodeRequest, ReleaseOutcome, RenewalsOutcome } from '../node/LockNode.js';
+import { type FencedOutcome, type NodeRequest, type ReleaseOutcome, type RenewalsOutcome, renewalsRequest } from '../node/LockNode.js';
 import type { LinePlace } from '../scripts/acquire.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
 import { isOne, type LuaScript } from '../scripts/LuaScript.js';
@@ -47,27 +47,17 @@ export function scriptRequest<T>(
 /**
  * Many holders' renewals in one request per node: `each` (renewEachScript of
  * the primitive's extend script `single`) renews them all in one call per
- * chunk; a backend that cannot batch runs `single` once per holder. The
- * request is `ok` once the node answered for all of them; renewalOutcome
- * tells each holder its own. `values`: the holders' values, whose keys the
- * renewals write.
+ * chunk; a backend that cannot batch runs `single` once per holder. Each
+ * holder's first argument is its value, as for scriptRelease.
  */
-export function scriptRenewals(
-  each: LuaScript,
-  single: LuaScript,
-  entries: readonly ScriptRenewal[],
-  values: readonly string[],
-): NodeRequest<readonly boolean[], RenewalsOutcome> {
-  return {
-    writes: values,
-    send: (backend) =>
+export function scriptRenewals(each: LuaScript, single: LuaScript, entries: readonly ScriptRenewal[]): NodeRequest<readonly boolean[], RenewalsOutcome> {
+  return renewalsRequest(
+    entries.map((entry) => String(entry.args[0])),
+    (backend) =>
       backend.renewEach
         ? backend.renewEach(each, entries)
         : Promise.all(entries.map((entry) => runOn(backend, single, entry.keys, entry.args, isOne))),
-    interpret: () => 'ok',
-    describe: (node, status, ms, extended, error): RenewalsOutcome =>
-      status === 'ok' && extended !== undefined ? { node, status, ms, extended } : plainOutcome(node, status, ms, error),
-  };
+  );
 }
 
 /** A primitive's release script, which answers how many of the holder's entries it removed; its first argument is the holder's value. */

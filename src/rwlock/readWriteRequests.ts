@@ -54,7 +54,6 @@ export const readRequests: PrimitiveRequests = {
       rwReadExtendEachScript,
       rwReadExtendScript,
       renewals.map(({ keys: [writer = '', readers = ''], value, ttlMs }) => ({ keys: [readers, writer], args: [value, ttlMs] })),
-      renewals.map(({ value }) => value),
     ),
   release: ([writer = '', readers = '', claim = ''], value) =>
     scriptRelease(rwReadReleaseScript, [readers, writer, claim, ...lineAndLeaseFor(writer)], [value]),

@@ -24,36 +24,48 @@ export const RENEWALS_PER_CALL = 100;
  * Cluster: see RedisNodeBackend.extendMany).
  */
 export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
-  const chunks = chunksOf(entries);
-  const held = new Array<boolean>(entries.length);
-  if (chunks.length === 1) return runChunk(client, chunks[0] as Chunk, held, 0);
-  // Each chunk's answers go straight to their place: no array per chunk to flatten.
-  return Promise.all(chunks.map((chunk, i) => runChunk(client, chunk, held, i * RENEWALS_PER_CALL))).then(() => held);
+  const chunks = chunksOnce(chunksByBatch, entries, (start, end) => sameLayout(entries, start, end) ?? eachLayout(entries, start, end));
+  return runChunks(client, extendManyScript, chunks, entries.length);
 }
 
-interface Chunk {
+/** One script call's share of a batch of renewals: its keys, its arguments, and which of the batch's locks it carries. */
+export interface RenewalChunk {
   readonly keys: readonly string[];
   readonly args: readonly (string | number)[];
+  readonly start: number;
   readonly count: number;
 }
 
-/**
- * A batch goes to every node as the same array: its script arguments are
- * built once, not once per node.
- */
-const chunksByBatch = new WeakMap<readonly RenewalEntry[], readonly Chunk[]>();
+const chunksByBatch = new WeakMap<readonly RenewalEntry[], readonly RenewalChunk[]>();
 
-function chunksOf(entries: readonly RenewalEntry[]): readonly Chunk[] {
-  let chunks = chunksByBatch.get(entries);
+/**
+ * A batch's script calls, one per RENEWALS_PER_CALL entries (`build` makes
+ * the call of entries start to end): a batch goes to every node as the same
+ * array, so its calls are built once, kept in `cache`, not once per node.
+ */
+export function chunksOnce<E>(
+  cache: WeakMap<readonly E[], readonly RenewalChunk[]>,
+  entries: readonly E[],
+  build: (start: number, end: number) => RenewalChunk,
+): readonly RenewalChunk[] {
+  let chunks = cache.get(entries);
   if (chunks) return chunks;
-  const built: Chunk[] = [];
+  const built: RenewalChunk[] = [];
   for (let start = 0; start < entries.length || start === 0; start += RENEWALS_PER_CALL) {
-    const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
-    built.push(sameLayout(entries, start, end) ?? eachLayout(entries, start, end));
+    built.push(build(start, Math.min(entries.length, start + RENEWALS_PER_CALL)));
   }
   chunks = built;
-  chunksByBatch.set(entries, chunks);
+  cache.set(entries, chunks);
   return chunks;
+}
+
+/** Sends a batch's calls back to back; true or false per entry of the batch (`total` of them), in order. */
+export function runChunks(client: ScriptClient, script: LuaScript, chunks: readonly RenewalChunk[], total: number): Promise<boolean[]> {
+  const held = new Array<boolean>(total);
+  const run = (chunk: RenewalChunk) => script.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, chunk.start));
+  if (chunks.length === 1) return run(chunks[0] as RenewalChunk);
+  // Each chunk's answers go straight to their place: no array per chunk to flatten.
+  return Promise.all(chunks.map(run)).then(() => held);
 }
 
 /**
@@ -63,7 +75,7 @@ function chunksOf(entries: readonly RenewalEntry[]): readonly Chunk[] {
  * were most of a renewal's CPU (ioredis turns every number into a string
  * and frames every argument, once per node). Undefined for any other chunk.
  */
-function sameLayout(entries: readonly RenewalEntry[], start: number, end: number): Chunk | undefined {
+function sameLayout(entries: readonly RenewalEntry[], start: number, end: number): RenewalChunk | undefined {
   const first = entries[start];
   if (first === undefined) return undefined;
   const { ttlMs } = first;
@@ -79,11 +91,11 @@ function sameLayout(entries: readonly RenewalEntry[], start: number, end: number
   const joined = values.join('');
   // Lua cuts the values by bytes: a value outside ASCII is longer there than here.
   if (Buffer.byteLength(joined) !== joined.length) return undefined;
-  return { keys, args: ['same', String(ttlMs), String(width), joined], count: end - start };
+  return { keys, args: ['same', String(ttlMs), String(width), joined], start, count: end - start };
 }
 
 /** Any chunk: value, TTL and key count per lock. */
-function eachLayout(entries: readonly RenewalEntry[], start: number, end: number): Chunk {
+function eachLayout(entries: readonly RenewalEntry[], start: number, end: number): RenewalChunk {
   const keys: string[] = [];
   const args: (string | number)[] = ['each'];
   for (let i = start; i < end; i++) {
@@ -91,11 +103,7 @@ function eachLayout(entries: readonly RenewalEntry[], start: number, end: number
     for (const key of resources) keys.push(key);
     args.push(value, ttlMs, resources.length);
   }
-  return { keys, args, count: end - start };
-}
-
-function runChunk(client: ScriptClient, chunk: Chunk, held: boolean[], offset: number): Promise<boolean[]> {
-  return extendManyScript.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, offset));
+  return { keys, args, start, count: end - start };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { RENEWALS_PER_CALL, readRenewals } from './extendMany.js';
+import { chunksOnce, type RenewalChunk, runChunks } from './extendMany.js';
 import { LuaScript, type ScriptClient } from './LuaScript.js';
 import eachSource from './renewEach.lua';
 
@@ -20,53 +20,24 @@ export function renewEachScript(name: string, preludes: readonly string[], body:
   return new LuaScript(name, [...preludes, 'local function renew_one(KEYS, ARGV)', body, 'end', eachSource].join('\n'));
 }
 
-/** One script call's share of a batch: its keys, its arguments, and where its holders start in the batch. */
-interface Chunk {
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-  readonly start: number;
-  readonly count: number;
-}
-
-/** A batch goes to every node as the same array: its calls' keys and arguments are built once, not once per node. */
-const chunksByBatch = new WeakMap<readonly ScriptRenewal[], readonly Chunk[]>();
+const chunksByBatch = new WeakMap<readonly ScriptRenewal[], readonly RenewalChunk[]>();
 
 /**
  * Renews every entry with `script` (built by renewEachScript), one call per
  * RENEWALS_PER_CALL entries, sent back to back: true or false per entry, in
- * order. Every entry has as many arguments as the first; all the keys of one
- * call must be on one node (one hash slot on a Cluster).
+ * order. Every entry has as many arguments as the first, its value first;
+ * all the keys of one call must be on one node (one hash slot on a Cluster).
  */
 export function renewEach(client: ScriptClient, script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
   if (entries.length === 0) return Promise.resolve([]);
-  let chunks = chunksByBatch.get(entries);
-  if (!chunks) {
-    try {
-      chunks = chunksOf(script, entries);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    chunksByBatch.set(entries, chunks);
-  }
-  const held = new Array<boolean>(entries.length);
-  return Promise.all(chunks.map((chunk) => script.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, chunk.start)))).then(
-    () => held,
-  );
-}
-
-function chunksOf(script: LuaScript, entries: readonly ScriptRenewal[]): Chunk[] {
   const perHolder = (entries[0] as ScriptRenewal).args.length;
-  // Each holder keeps one argument of its own at least (its value): the script finds where one ends by them.
-  if (perHolder === 0) throw new Error(`${script.name}: a holder's renewal takes its value at least`);
-  for (const entry of entries) {
-    if (entry.args.length !== perHolder) throw new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${entry.args.length}`);
+  let chunks: readonly RenewalChunk[];
+  try {
+    chunks = chunksOnce(chunksByBatch, entries, (start, end) => chunkOf(script, entries, start, end, perHolder));
+  } catch (error) {
+    return Promise.reject(error);
   }
-  const chunks: Chunk[] = [];
-  for (let start = 0; start < entries.length; start += RENEWALS_PER_CALL) {
-    const end = Math.min(entries.length, start + RENEWALS_PER_CALL);
-    chunks.push(chunkOf(entries, start, end, perHolder));
-  }
-  return chunks;
+  return runChunks(client, script, chunks, entries.length);
 }
 
 /**
@@ -76,16 +47,18 @@ function chunksOf(script: LuaScript, entries: readonly ScriptRenewal[]): Chunk[]
  * ten thousand permits, each of a holder's arguments is framed by the client
  * once per node.
  */
-function chunkOf(entries: readonly ScriptRenewal[], start: number, end: number, perHolder: number): Chunk {
+function chunkOf(script: LuaScript, entries: readonly ScriptRenewal[], start: number, end: number, perHolder: number): RenewalChunk {
+  // Each holder keeps one argument of its own at least (its value): the script finds where one ends by them.
+  if (perHolder === 0) throw new Error(`${script.name}: a holder's renewal takes its value at least`);
   const first = entries[start] as ScriptRenewal;
   let shared = perHolder;
   let keysEach = first.keys.length;
-  for (let i = start + 1; i < end; i++) {
+  for (let i = start; i < end; i++) {
     const { keys, args } = entries[i] as ScriptRenewal;
+    if (args.length !== perHolder) throw new Error(`${script.name}: every holder takes ${perHolder} arguments, one has ${args.length}`);
     shared = sharedSuffix(first.args, args, shared);
     if (keys.length !== keysEach) keysEach = 0;
   }
-  // A holder keeps at least its first argument (its value): the script counts holders by their own arguments.
   shared = Math.min(shared, perHolder - 1);
   const own = perHolder - shared;
   const keys: string[] = [];

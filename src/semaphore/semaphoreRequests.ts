@@ -59,7 +59,6 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
         semaphoreExtendEachScript,
         semaphoreExtendScript,
         renewals.map(({ keys, value, ttlMs }) => ({ keys, args: [value, ttlMs, limit] })),
-        renewals.map(({ value }) => value),
       ),
     release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]),
     waitKeys: ([limitRecord = '']) => [limitRecord],

@@ -2,13 +2,14 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { monotonicClock } from '../../src/clock/Clock.js';
 import type { ExtendEvent } from '../../src/diagnostics/channels.js';
-import { ErrorCode, type Lock, LockLostError, Redlock, RedisLock } from '../../src/index.js';
+import { type Lock, LockLostError, Redlock, RedisLock } from '../../src/index.js';
 import { renewalReserveMs } from '../../src/clock/renewalReserve.js';
 import { driftFor } from '../../src/clock/validity.js';
 import { DEFAULT_OPTIONS } from '../../src/lock/options.js';
 import { sharedTimerFor } from '../../src/lock/SharedTimer.js';
 import { extendManyScript } from '../../src/scripts/index.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
+import { expectBatchTimeoutCountsAgainstAll } from '../support/batchTimeout.js';
 import { scriptCalls } from '../support/lockRequests.js';
 import { patient } from '../support/patient.js';
 import { recordChannel } from '../support/recordChannel.js';
@@ -122,27 +123,7 @@ describe('renewals batched per node', () => {
   it('a node that times out during a batch counts against every lock of the batch', async () => {
     const redlock = new Redlock(clients, { nodeTimeoutMs: 300 });
     const { locks, ends, routines } = await holdMany(redlock, 10, 3_000, 'batch-timeout');
-    const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
-    const ours = () => extends_.events.filter((event) => event.resources[0]?.startsWith('batch-timeout:'));
-    try {
-      // Two of three nodes silent: no lock of the batch can win its quorum.
-      await nodes.node(0).pause();
-      await nodes.node(1).pause();
-      await expect.poll(() => ours().length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(10);
-      const first = ours().slice(0, 10);
-      for (const event of first) {
-        expect(event.granted).toBe(false);
-        expect(event.errorCode).toBe(ErrorCode.QUORUM_UNREACHABLE);
-        const statuses = event.nodes.map((n) => n.status).sort();
-        expect(statuses).toEqual(['ok', 'timeout', 'timeout']);
-      }
-      await nodes.node(0).resume();
-      await nodes.node(1).resume();
-      // Not lost: each lock tries again within what it has left, and the retries win.
-      await expect.poll(() => ours().filter((e) => e.granted).length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(10);
-    } finally {
-      extends_.stop();
-    }
+    await expectBatchTimeoutCountsAgainstAll(nodes, 'batch-timeout:', 10);
     for (const lock of locks) expect(lock.signal.aborted).toBe(false);
     for (const end of ends) end.resolve();
     await Promise.all(routines);
