@@ -109,6 +109,30 @@ describe.each([
     expect(passed).toEqual([false, true, false]);
   });
 
+  it('the waiter it passed to resumes before the release resolves: the releaser has nothing to wait for', async () => {
+    const clients = nodes.clients().slice(0, count);
+    const locker = make(clients);
+    const first = await locker.acquire('cart:5', 10_000);
+    const second = locker.acquire('cart:5', 10_000);
+    await linedUp(clients, 'cart:5');
+    // The lock came from the nodes to the first waiter: the two behind it get it passed.
+    const order: string[] = [];
+    const third = locker.acquire('cart:5', 10_000).then((lock) => {
+      order.push('third holds');
+      return lock;
+    });
+    await first.release();
+    const holder = await second;
+    await linedUp(clients, 'cart:5');
+    const released = holder.release().then((result) => {
+      order.push('released');
+      return result;
+    });
+    expect((await released).passedOn).toBe(true);
+    await (await third).release();
+    expect(order).toEqual(['third holds', 'released']);
+  });
+
   it('is never passed with fencing: every holder gets a larger token from the nodes', async () => {
     const clients = nodes.clients().slice(0, count);
     const locker = count === 1 ? new RedisLock(clients[0]!, { ...patient, fencing: true }) : new Redlock(clients, { ...patient, fencing: true });
