@@ -1,16 +1,14 @@
+import { realSetImmediate } from '../shared/realSetImmediate.js';
+
 /**
  * Calls run in the order they were queued, at most `perTurn` of them per turn
  * of the event loop, with I/O and timers in between (setImmediate). A batch's
  * replies are counted as they arrive, but what each renewal's answer then does
  * (the Lock's new validity, the next renewal on the shared timer) is queued
  * here: when the process fell behind, the replies of many batches came in one
- * read and their answers ran in one turn of ~20-50 ms.
- *
- * The setImmediate of the process as loaded, not one a test's fake timers put
- * in its place later: answers to real I/O are never held back by fake time.
+ * read and their answers ran in one turn of ~20-50 ms. The turns are the
+ * real ones (realSetImmediate), whatever a test does with fake timers.
  */
-const realSetImmediate = setImmediate;
-
 export class SlicedCalls {
   readonly #perTurn: number;
   #calls: ((argument: unknown) => void)[] = [];

@@ -1,5 +1,4 @@
-/** The real one, even where a test fakes timers: fake time moves the deadline's timer; what runs after it is the loop's business. */
-const checkPhase = globalThis.setImmediate;
+import { realSetImmediate } from '../shared/realSetImmediate.js';
 
 /**
  * Runs `expire` once the event loop has read the replies that already came
@@ -15,5 +14,7 @@ const checkPhase = globalThis.setImmediate;
  * whenever its reply is read.
  */
 export function afterArrivedReplies(expire: () => void): void {
-  checkPhase(expire);
+  // The real check phase even where a test fakes timers: fake time moves the
+  // deadline's timer; what runs after it is the loop's business.
+  realSetImmediate(expire);
 }
