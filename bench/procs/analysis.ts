@@ -48,6 +48,8 @@ export function analyse(shape: ProcsShape, reports: readonly WorkerReport[], cou
   const fifoIdealMs = totalWaiters(shape) * meanHoldMs;
   const { perWaiter, perProc } = sharesWhileAllWant(shape, reports, sections);
   const done = sections.length;
+  // The shared timeline, in start order: what overlaps() and gaps() both walk.
+  const byStart = [...sections].sort((a, b) => a.start - b.start);
 
   return {
     sample: {
@@ -64,8 +66,8 @@ export function analyse(shape: ProcsShape, reports: readonly WorkerReport[], cou
       jainWaiters: jainIndex(perWaiter),
       giveUps: reports.reduce((sum, report) => sum + report.giveUps, 0),
       errors: reports.reduce((sum, report) => sum + report.errors, 0),
-      overlaps: overlaps(sections),
-      ...gaps(sections),
+      overlaps: overlaps(byStart),
+      ...gaps(byStart),
     },
     sections: done,
     meanHoldMs,
@@ -117,8 +119,7 @@ function sharesWhileAllWant(
  */
 type Gaps = Pick<Sample, 'passGapMs' | 'handoffGapMs' | 'handoffShare'>;
 
-function gaps(sections: readonly Placed[]): Gaps {
-  const byStart = [...sections].sort((a, b) => a.start - b.start);
+function gaps(byStart: readonly Placed[]): Gaps {
   const passes: number[] = [];
   const handoffs: number[] = [];
   for (let i = 1; i < byStart.length; i++) {
@@ -137,9 +138,8 @@ function gaps(sections: readonly Placed[]): Gaps {
   return result;
 }
 
-/** Sections that began before an earlier one ended, wherever the two ran. */
-function overlaps(sections: readonly Placed[]): number {
-  const byStart = [...sections].sort((a, b) => a.start - b.start);
+/** Sections (in start order) that began before an earlier one ended, wherever the two ran. */
+function overlaps(byStart: readonly Placed[]): number {
   let count = 0;
   let latestEnd = Number.NEGATIVE_INFINITY;
   for (const section of byStart) {
