@@ -10,12 +10,13 @@ export function plainOutcome(node: string, status: NodeStatus, ms: number, error
   return error ? { node, status, ms, error } : { node, status, ms };
 }
 
-function runOn<T>(backend: NodeBackend, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
+/** Runs `script` on `backend`, or rejects when the backend cannot run scripts. */
+export function runOn<T>(backend: NodeBackend, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
   if (!backend.runScript) return Promise.reject(new Error(`${backend.name} cannot run the ${script.name} script`));
   return backend.runScript(script, keys, args, read);
 }
 
-interface ScriptRequestOptions<T> {
+export interface ScriptRequestOptions<T> {
   readonly read: (reply: unknown) => T;
   readonly interpret: (reply: T) => NodeStatus;
   /** Acquires wait for a connecting node (NodeRequest.awaitsConnection). */

@@ -19,10 +19,12 @@
 --             (the first set was held); absent otherwise
 -- ARGV[5]     line mode: the lease in ms of its place (and the line keys' TTL)
 -- ARGV[6]     line mode: the caller's ticket, the same on every node
--- Returns 1 when every slot now holds the value (the limit record then lasts
--- at least the TTL, so it outlives every slot beside it; in line mode the
--- caller left the line; a record renewed gets twice the TTL, so that the
--- acquires of the next TTL need not write it again), 0 when any slot is held (nothing is written), or
+-- Returns {1, the limit record's TTL in ms} when every slot now holds the
+-- value (the record then lasts longer than the TTL, so it outlives every slot
+-- beside it; in line mode the caller left the line; a record renewed gets
+-- twice the TTL, so that the acquires of the next TTL need not write it
+-- again, and its TTL tells the caller how long its next acquires need not
+-- read it: LiveLimitRecords.ts), 0 when any slot is held (nothing is written), or
 -- minus the recorded limit when the record holds another limit (nothing is
 -- written). In line mode a held slot returns 0 while enough other slots
 -- are free for the caller to try them, and otherwise {-ticket, server µs},
@@ -76,8 +78,10 @@ if not taken_at_once then
     redis.call('SET', KEYS[i], value, 'PX', ttl)
   end
 end
-if redis.call('PTTL', limitKey) <= ttl then
-  redis.call('SET', limitKey, limit, 'PX', 2 * ttl)
+local record_ms = redis.call('PTTL', limitKey)
+if record_ms <= ttl then
+  record_ms = 2 * ttl
+  redis.call('SET', limitKey, limit, 'PX', record_ms)
 end
 if in_line then leave_line(KEYS[slots + 1], KEYS[slots + 2], value) end
-return 1
+return {1, record_ms}

@@ -28,7 +28,7 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
   readonly limit: number;
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, limit: number) {
-    super(nodes, settings, semaphoreRequests(limit));
+    super(nodes, settings, semaphoreRequests(limit, settings));
     this.limit = limit;
   }
 

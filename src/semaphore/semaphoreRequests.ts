@@ -1,6 +1,21 @@
 import { LimitMismatchError } from '../shared/errors.js';
 import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
-import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRenewals, scriptRequest } from '../redlock/scriptRequest.js';
+import type { Clock } from '../clock/Clock.js';
+import type { ResolvedOptions } from '../lock/options.js';
+import type { NodeBackend } from '../node/NodeBackend.js';
+import type { NodeRequest } from '../node/LockNode.js';
+import { syncedTimeoutMs } from '../node/replicaSync.js';
+import {
+  placeArgs,
+  placeOutcome,
+  plainOutcome,
+  runOn,
+  scriptRelease,
+  scriptRenewals,
+  scriptRequest,
+  type ScriptRequestOptions,
+} from '../redlock/scriptRequest.js';
+import type { NodeOutcome } from '../shared/outcome.js';
 import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { isOne } from '../scripts/LuaScript.js';
 import {
@@ -9,7 +24,9 @@ import {
   semaphoreExtendEachScript,
   semaphoreExtendScript,
   semaphoreReleaseScript,
+  type SemaphoreAcquireReply,
 } from '../scripts/semaphore.js';
+import { LiveLimitRecords } from './LiveLimitRecords.js';
 import { resourceOf, slotKey } from './permitKeys.js';
 
 /** Every permit slot of the resource whose limit record is `limitRecord`. */
@@ -28,30 +45,35 @@ function allSlots(limitRecord: string, limit: number): string[] {
  * a release wakes one of them per slot it frees (semaphoreRelease.lua), and
  * leaves the limit record.
  */
-export function semaphoreRequests(limit: number): PrimitiveRequests {
+export function semaphoreRequests(limit: number, settings: ResolvedOptions): PrimitiveRequests {
+  const records = new LiveLimitRecords(settings.clock, settings);
+  const answerMs = settings.syncReplicas ? syncedTimeoutMs(settings.nodeTimeoutMs, settings.syncReplicas) : settings.nodeTimeoutMs;
   return {
-    acquire: (keys, value, ttlMs, place, probe) =>
-      scriptRequest(
-        semaphoreAcquireScript,
-        place
-          ? [...keys, ...lineAndLeaseFor(keys[0] ?? ''), ...allSlots(keys[0] ?? '', limit)]
-          : probe
-            ? [...keys, ...allSlots(keys[0] ?? '', limit)]
-            : keys,
-        place ? [value, ttlMs, limit, ...placeArgs(place)] : probe ? [value, ttlMs, limit, 'probe'] : [value, ttlMs, limit],
-        {
-          awaitsConnection: true,
-          read: readSemaphoreAcquire,
-          interpret: (reply) => (reply.taken ? 'ok' : reply.recordedLimit === undefined ? 'held' : 'error'),
-          describe: (node, status, ms, reply, error) => {
-            if (reply?.ticket !== undefined) return placeOutcome(node, status, ms, reply.ticket, reply.serverUs);
-            if (reply?.full) return { node, status, ms, full: true };
-            return reply?.recordedLimit === undefined
-              ? plainOutcome(node, status, ms, error)
-              : plainOutcome(node, status, ms, new LimitMismatchError(resourceOf(keys[0] ?? ''), limit, reply.recordedLimit, node));
-          },
+    acquire: (keys, value, ttlMs, place, probe) => {
+      const options: FirstTryOptions = {
+        awaitsConnection: true,
+        writes: value,
+        read: readSemaphoreAcquire,
+        interpret: (reply) => (reply.taken ? 'ok' : reply.recordedLimit === undefined ? 'held' : 'error'),
+        describe: (node, status, ms, reply, error) => {
+          if (reply?.ticket !== undefined) return placeOutcome(node, status, ms, reply.ticket, reply.serverUs);
+          if (reply?.full) return { node, status, ms, full: true };
+          return reply?.recordedLimit === undefined
+            ? plainOutcome(node, status, ms, error)
+            : plainOutcome(node, status, ms, new LimitMismatchError(resourceOf(keys[0] ?? ''), limit, reply.recordedLimit, node));
         },
-      ),
+      };
+      if (place) {
+        return scriptRequest(
+          semaphoreAcquireScript,
+          [...keys, ...lineAndLeaseFor(keys[0] ?? ''), ...allSlots(keys[0] ?? '', limit)],
+          [value, ttlMs, limit, ...placeArgs(place)],
+          options,
+        );
+      }
+      if (probe) return scriptRequest(semaphoreAcquireScript, [...keys, ...allSlots(keys[0] ?? '', limit)], [value, ttlMs, limit, 'probe'], options);
+      return firstTry(records, settings.clock, answerMs, keys, value, ttlMs, [value, ttlMs, limit], options);
+    },
     extend: (keys, value, ttlMs) =>
       scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { writes: value, read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
     renewMany: (renewals) =>
@@ -62,5 +84,53 @@ export function semaphoreRequests(limit: number): PrimitiveRequests {
       ),
     release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]),
     waitKeys: ([limitRecord = '']) => [limitRecord],
+  };
+}
+
+type FirstTryOptions = ScriptRequestOptions<SemaphoreAcquireReply> & Required<Pick<ScriptRequestOptions<SemaphoreAcquireReply>, 'describe'>>;
+
+const TAKEN: SemaphoreAcquireReply = { taken: true };
+const HELD: SemaphoreAcquireReply = { taken: false };
+
+/**
+ * A plain attempt's first try (its first slot set): while the node's limit
+ * record is known to outlive the slots it would take (LiveLimitRecords), and
+ * the try is one permit, a bare `SET NX PX` of the slot, the mutex's acquire;
+ * otherwise the script, whose answer says how long the record lives on. A
+ * slot whose answer came too late for the record to cover it counts as held
+ * (the attempt's undo deletes it) and the record is read again next time.
+ */
+function firstTry(
+  records: LiveLimitRecords,
+  clock: Clock,
+  answerMs: number,
+  keys: readonly string[],
+  value: string,
+  ttlMs: number,
+  args: readonly (string | number)[],
+  { interpret, describe }: FirstTryOptions,
+): NodeRequest<SemaphoreAcquireReply, NodeOutcome> {
+  const record = keys[0] ?? '';
+  const slot = keys[1];
+  return {
+    awaitsConnection: true,
+    writes: value,
+    send: (backend: NodeBackend) => {
+      if (keys.length === 2 && slot !== undefined && records.outlives(backend, record, ttlMs, answerMs)) {
+        return backend.acquire([slot], value, ttlMs).then((taken) => {
+          if (!taken) return HELD;
+          if (records.outlives(backend, record, ttlMs, 0)) return TAKEN;
+          records.forget(backend, record);
+          return HELD;
+        });
+      }
+      const sentAt = clock.now();
+      return runOn(backend, semaphoreAcquireScript, keys, args, readSemaphoreAcquire).then((reply) => {
+        if (reply.recordMs !== undefined) records.note(backend, record, sentAt, reply.recordMs);
+        return reply;
+      });
+    },
+    interpret,
+    describe,
   };
 }

@@ -18,6 +18,11 @@ import { type LocalNodeSet, startNodes } from '../support/harness.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const once = { ...patient, acquireTimeoutMs: 0 };
 
+/** How many times the node ran `command` since its stats were reset, from INFO commandstats. */
+function callsOf(stats: string, command: string): number {
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
 /** How many of the resource's permit slots hold a value on this node. */
 async function heldSlots(client: Redis, resource: string, limit: number): Promise<number> {
   const values = await Promise.all(Array.from({ length: limit }, (_, slot) => client.get(slotKey(resource, slot))));
@@ -75,10 +80,11 @@ describe('RedisSemaphore on one node', () => {
     await admin.config('RESETSTAT');
     expect(await semaphore.tryAcquire('full', 10_000)).toBeNull();
     const stats = await admin.info('commandstats');
-    const evalshas = Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
     admin.disconnect();
-    // The first set (a plain SET NX), then one probe that finds no slot free; without the probe, all 8.
-    expect(evalshas).toBe(2);
+    // The first set (a bare SET NX: the limit record is known to outlive it), then one probe
+    // that finds no slot free (its script's own SET NX counts as a SET); without the probe, all 8.
+    expect(callsOf(stats, 'evalsha')).toBe(1);
+    expect(callsOf(stats, 'set')).toBe(2);
     // A probe that finds another slot free goes on to it.
     await held[3]!.release();
     const next = await semaphore.tryAcquire('full', 10_000);
@@ -152,6 +158,30 @@ describe('RedisSemaphore on one node', () => {
     expect(error).toBeInstanceOf(LimitMismatchError);
     expect(error).toMatchObject({ code: ErrorCode.LIMIT_MISMATCH, expected: 3, found: 2, resource: 'jobs' });
     await lock.release();
+  });
+
+  it('takes a permit with a bare SET NX while the limit record is known to outlive it, and reads the record again after', async () => {
+    // Node timeout 200 ms, TTL 1 s: the first acquire writes the record for 2 s; a slot sent
+    // within ~0.77 s of it fits under the record with its answer's time and drift counted.
+    const options = { nodeTimeoutMs: 200, acquireTimeoutMs: 0 };
+    const two = new RedisSemaphore(client, { ...options, limit: 2 });
+    const admin = nodes.clients()[0]!;
+    await (await two.acquire('fast', 1_000)).release();
+    await admin.config('RESETSTAT');
+    const second = await two.acquire('fast', 1_000);
+    const stats = await admin.info('commandstats');
+    expect(callsOf(stats, 'set')).toBe(1);
+    expect(callsOf(stats, 'evalsha')).toBe(0);
+    expect(await client.get(second.resources[1]!)).toBe(second.value);
+    await second.release();
+    // Once the record is gone, another limit may write its own; our next acquire must read it.
+    await sleep(2_100);
+    expect(await client.exists(limitKey('fast'))).toBe(0);
+    const three = new RedisSemaphore(client, { ...options, limit: 3 });
+    const other = await three.acquire('fast', 10_000);
+    await expect(two.acquire('fast', 1_000)).rejects.toBeInstanceOf(LimitMismatchError);
+    admin.disconnect();
+    await other.release();
   });
 
   it('extend fails once another holder took the slot, and never extends it', async () => {

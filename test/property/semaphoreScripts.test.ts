@@ -54,7 +54,12 @@ function allSlotsOf(limit: number): string[] {
 /** A batch's answers as one number, a digit per holder (1 extended, 2 not): comparable like the other replies. */
 const digits = (extended: readonly boolean[]) => Number(extended.map((one) => (one ? '1' : '2')).join(''));
 
-async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>): Promise<number> {
+/** What a taken acquire also answered: its limit record's TTL (LiveLimitRecords). */
+interface Answered {
+  recordMs: number | undefined;
+}
+
+async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: 'advance' }>, answered: Answered): Promise<number> {
   if (command.op === 'extendEach') {
     const entries = command.holders.map((h) => ({ keys: permitKeys(RESOURCE, h.slots), args: [h.value, h.ttlMs, h.limit] }));
     return digits(await real.renewEach(semaphoreExtendEachScript, entries));
@@ -66,6 +71,7 @@ async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: '
         ? [[...keys, ...allSlotsOf(command.limit)], [command.value, command.ttlMs, command.limit, 'probe']]
         : [keys, [command.value, command.ttlMs, command.limit]];
       const reply = await real.runScript(semaphoreAcquireScript, scriptKeys, args, readSemaphoreAcquire);
+      answered.recordMs = reply.recordMs;
       if (reply.full) return 2;
       return reply.recordedLimit === undefined ? Number(reply.taken) : -reply.recordedLimit;
     }
@@ -115,9 +121,15 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
               }
             } else {
               const expected = onModel(model, command);
-              const actual = await onRedis(real, command);
+              const answered: Answered = { recordMs: undefined };
+              const actual = await onRedis(real, command, answered);
               if (!modelTime.holds(startedAt)) return;
               expect(actual, where).toBe(expected);
+              if (command.op === 'acquire') {
+                // Taken: the record's TTL as the script left it, which the client trusts to skip reading it.
+                if (expected === 1) expectTtl(`${where}, record TTL answered`, answered.recordMs ?? -3, model.pttl(limitKey(RESOURCE)), performance.now() - startedAt, jumps);
+                else expect(answered.recordMs, where).toBeUndefined();
+              }
               if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : expected === 2 ? 'full' : 'mismatch']++;
               if (command.op === 'extend' && expected === 1) seen.extended++;
               // A batch in which one holder was renewed and another refused.
