@@ -54,7 +54,7 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     return Promise.reject(new InvalidArgumentError('resources', 'a semaphore permit cannot be re-entered by its value'));
   }
 
-  protected override async acquireOnNodes(
+  protected override acquireOnNodes(
     keys: readonly string[],
     value: string,
     ttlMs: number,
@@ -62,29 +62,54 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     connectWait: ConnectWait,
   ): Promise<Grant> {
     const resource = resourceOf(keys[0] ?? '');
-    let held: LockHeldError | undefined;
-    let tries = 0;
-    for (const slots of candidateSlots(this.limit, keys.length - 1, Math.random)) {
-      const taken = permitKeys(resource, slots);
-      // After a held first set, a plain attempt's tries probe (every slot
-      // named), so that a full semaphore costs two requests, not `limit`; the
-      // first stays the two-key request an uncontended permit needs.
-      const probe = position === undefined && tries++ > 0;
+    const sets = candidateSlots(this.limit, keys.length - 1, Math.random);
+    // The first set outside the loop of the others: an uncontended permit
+    // waits on no more promises than a mutex does. The grant names the
+    // slots it took (Grant.keys).
+    const first = super.acquireOnNodes(permitKeys(resource, sets[0] ?? []), value, ttlMs, position, connectWait);
+    return first.catch((error: unknown) => this.#tryOtherSets(error, resource, sets, value, ttlMs, position, connectWait));
+  }
+
+  /** After the first set was refused with `refusal`: the other sets, until one is granted or none could be. */
+  async #tryOtherSets(
+    refusal: unknown,
+    resource: string,
+    sets: readonly number[][],
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    let held = this.#held(refusal);
+    // A quorum put us in line: too few slots are free there, so no other set would be granted.
+    if (position && countPlaces(held.outcomes) >= this.quorum) throw this.#noSet(resource, held);
+    // A plain attempt's later tries probe (every slot named), so that a full
+    // semaphore costs two requests, not `limit`; the first stays the two-key
+    // request an uncontended permit needs.
+    const probe = position === undefined;
+    for (const slots of sets.slice(1)) {
       try {
-        // The grant names the slots it took (Grant.keys).
-        return await super.acquireOnNodes(taken, value, ttlMs, position, connectWait, probe);
+        return await super.acquireOnNodes(permitKeys(resource, slots), value, ttlMs, position, connectWait, probe);
       } catch (error) {
-        const mismatch = limitMismatchIn(error);
-        if (mismatch) throw mismatch;
-        if (!(error instanceof LockHeldError)) throw error;
-        held = error;
-        // A quorum put us in line, or says no other set is free: too few slots
-        // are free there, so no other set would be granted.
-        if (position && countPlaces(error.outcomes) >= this.quorum) break;
-        if (probe && countFull(error.outcomes) >= this.quorum) break;
+        held = this.#held(error);
+        if (position && countPlaces(held.outcomes) >= this.quorum) break;
+        // A quorum says no other set is free.
+        if (probe && countFull(held.outcomes) >= this.quorum) break;
       }
     }
-    throw new LockHeldError({ resources: [resource], nodeCount: this.nodeCount, quorum: this.quorum, outcomes: held?.outcomes ?? [] });
+    throw this.#noSet(resource, held);
+  }
+
+  /** A refused set's LockHeldError; any other error (a limit mismatch first) ends the attempt. */
+  #held(error: unknown): LockHeldError {
+    const mismatch = limitMismatchIn(error);
+    if (mismatch) throw mismatch;
+    if (!(error instanceof LockHeldError)) throw error;
+    return error;
+  }
+
+  #noSet(resource: string, held: LockHeldError): LockHeldError {
+    return new LockHeldError({ resources: [resource], nodeCount: this.nodeCount, quorum: this.quorum, outcomes: held.outcomes });
   }
 
   /** What the engine is asked for: the limit record, and a placeholder slot per permit wanted. */
