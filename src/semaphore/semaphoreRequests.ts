@@ -97,8 +97,8 @@ const HELD: SemaphoreAcquireReply = { taken: false };
  * record is known to outlive the slots it would take (LiveLimitRecords), and
  * the try is one permit, a bare `SET NX PX` of the slot, the mutex's acquire;
  * otherwise the script, whose answer says how long the record lives on. A
- * slot whose answer came too late for the record to cover it counts as held
- * (the attempt's undo deletes it) and the record is read again next time.
+ * slot whose answer came too late for the record to cover it is given back
+ * and counts as held, and the record is read again next time.
  */
 function firstTry(
   records: LiveLimitRecords,
@@ -120,8 +120,14 @@ function firstTry(
         return backend.acquire([slot], value, ttlMs).then((taken) => {
           if (!taken) return HELD;
           if (records.outlives(backend, record, ttlMs, 0)) return TAKEN;
+          // Answered too late to count on the record: the slot goes back (a
+          // held node's is not undone), waking whom it frees it for.
           records.forget(backend, record);
-          return HELD;
+          const giveBack = [record, slot, ...lineAndLeaseFor(record)];
+          return runOn(backend, semaphoreReleaseScript, giveBack, [value], Number).then(
+            () => HELD,
+            () => HELD,
+          );
         });
       }
       const sentAt = clock.now();

@@ -12,11 +12,32 @@ import {
 } from '../../src/index.js';
 import { limitKey, slotKey } from '../../src/semaphore/permitKeys.js';
 import { semaphoreAcquireScript } from '../../src/scripts/semaphore.js';
+import { lockerClientOf } from '../support/clientSwap.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const once = { ...patient, acquireTimeoutMs: 0 };
+
+/**
+ * Runs `hook` with the key of every SET the locker's client sends, once its
+ * answer is in and before the locker sees it: the client the locker talks
+ * through (lockerClientOf), ioredis's `set` or node-redis's `sendCommand`.
+ */
+function afterEachSet(lockerClient: unknown, hook: (key: string) => void): void {
+  type Send = (...args: unknown[]) => Promise<unknown>;
+  const target = lockerClient as Record<string, Send>;
+  // ioredis clients have a status string; node-redis sends everything raw.
+  const name = typeof (lockerClient as { status?: unknown }).status === 'string' ? 'set' : 'sendCommand';
+  const real = (target[name] as Send).bind(lockerClient);
+  target[name] = (...args) => {
+    const command = name === 'set' ? ['SET', ...args] : (args.find(Array.isArray) as unknown[]);
+    return real(...args).then((reply) => {
+      if (String(command[0]).toUpperCase() === 'SET') hook(String(command[1]));
+      return reply;
+    });
+  };
+}
 
 /** How many times the node ran `command` since its stats were reset, from INFO commandstats. */
 function callsOf(stats: string, command: string): number {
@@ -182,6 +203,27 @@ describe('RedisSemaphore on one node', () => {
     await expect(two.acquire('fast', 1_000)).rejects.toBeInstanceOf(LimitMismatchError);
     admin.disconnect();
     await other.release();
+  });
+
+  it('a bare SET answered too late for the record it counted on gives its slot back, and the attempt goes on', async () => {
+    // The process's clock jumps 59 s while the second acquire's bare SET is out (a stall):
+    // the record, written for 120 s by the first acquire, no longer covers a 60 s slot.
+    let offset = 0;
+    const clock = { now: () => performance.now() + offset };
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 2, clock });
+    await (await semaphore.acquire('late', 60_000)).release();
+    const stalled: string[] = [];
+    afterEachSet(lockerClientOf(client), (key) => {
+      stalled.push(key);
+      offset += 59_000;
+    });
+    const lock = await semaphore.acquire('late', 60_000);
+    expect(stalled).toHaveLength(1);
+    // The granted slot is another one, taken by the script; the bare SET's slot holds nothing of ours.
+    expect(lock.resources[1]).not.toBe(stalled[0]);
+    expect(await client.get(stalled[0]!)).toBeNull();
+    expect(await heldSlots(client, 'late', 2)).toBe(1);
+    await lock.release();
   });
 
   it('extend fails once another holder took the slot, and never extends it', async () => {
