@@ -8,8 +8,9 @@ export const MAX_RECORDS_PER_NODE = 1024;
  * Until when each node's limit record of a resource is known to live, on the
  * client's clock: from the record's TTL that an acquire script answered,
  * counted from before the script was sent, minus drift. A record is only
- * ever lengthened (every script gives it max(its TTL, 2 × the caller's)) and
- * leaves a node only by expiry (or a restart, which loses it in any case).
+ * ever lengthened (a script rewrites it only when no more than the caller's
+ * TTL is left, to twice that TTL) and leaves a node only by expiry (or a
+ * restart, which loses it in any case).
  * So while a slot taken now would expire before the record, that record
  * needs no reading: it holds our limit for the slot's whole life, and a
  * caller with another limit is refused by it meanwhile. Then a plain

@@ -64,8 +64,8 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     const resource = resourceOf(keys[0] ?? '');
     const sets = candidateSlots(this.limit, keys.length - 1, Math.random);
     // The first set outside the loop of the others: an uncontended permit
-    // waits on no more promises than a mutex does. The grant names the
-    // slots it took (Grant.keys).
+    // pays for no async frame of the loop. The grant names the slots it
+    // took (Grant.keys).
     const first = super.acquireOnNodes(permitKeys(resource, sets[0] ?? []), value, ttlMs, position, connectWait);
     return first.catch((error: unknown) => this.#tryOtherSets(error, resource, sets, value, ttlMs, position, connectWait));
   }
