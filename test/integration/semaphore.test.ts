@@ -182,25 +182,24 @@ describe('RedisSemaphore on one node', () => {
   });
 
   it('takes a permit with a bare SET NX while the limit record is known to outlive it, and reads the record again after', async () => {
-    // Node timeout 200 ms, TTL 1 s: the first acquire writes the record for 2 s; a slot sent
-    // within ~0.77 s of it fits under the record with its answer's time and drift counted.
-    const options = { nodeTimeoutMs: 200, acquireTimeoutMs: 0 };
-    const two = new RedisSemaphore(client, { ...options, limit: 2 });
+    // Node timeout 1 s, TTL 3 s: the first acquire writes the record for 6 s; a slot sent
+    // within ~1.9 s of it fits under the record with its answer's time and drift counted.
+    const two = new RedisSemaphore(client, { ...once, limit: 2 });
     const admin = nodes.clients()[0]!;
-    await (await two.acquire('fast', 1_000)).release();
+    await (await two.acquire('fast', 3_000)).release();
     await admin.config('RESETSTAT');
-    const second = await two.acquire('fast', 1_000);
+    const second = await two.acquire('fast', 3_000);
     const stats = await admin.info('commandstats');
     expect(callsOf(stats, 'set')).toBe(1);
     expect(callsOf(stats, 'evalsha')).toBe(0);
     expect(await client.get(second.resources[1]!)).toBe(second.value);
     await second.release();
     // Once the record is gone, another limit may write its own; our next acquire must read it.
-    await sleep(2_100);
+    await sleep(6_100);
     expect(await client.exists(limitKey('fast'))).toBe(0);
-    const three = new RedisSemaphore(client, { ...options, limit: 3 });
+    const three = new RedisSemaphore(client, { ...once, limit: 3 });
     const other = await three.acquire('fast', 10_000);
-    await expect(two.acquire('fast', 1_000)).rejects.toBeInstanceOf(LimitMismatchError);
+    await expect(two.acquire('fast', 3_000)).rejects.toBeInstanceOf(LimitMismatchError);
     admin.disconnect();
     await other.release();
   });
