@@ -10,8 +10,7 @@ export function plainOutcome(node: string, status: NodeStatus, ms: number, error
   return error ? { node, status, ms, error } : { node, status, ms };
 }
 
-/** Runs `script` on `backend`, or rejects when the backend cannot run scripts. */
-export function runOn<T>(backend: NodeBackend, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
+function runOn<T>(backend: NodeBackend, script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
   if (!backend.runScript) return Promise.reject(new Error(`${backend.name} cannot run the ${script.name} script`));
   return backend.runScript(script, keys, args, read);
 }

@@ -9,7 +9,6 @@ import {
   placeArgs,
   placeOutcome,
   plainOutcome,
-  runOn,
   scriptRelease,
   scriptRenewals,
   scriptRequest,
@@ -48,9 +47,11 @@ function allSlots(limitRecord: string, limit: number): string[] {
 export function semaphoreRequests(limit: number, settings: ResolvedOptions): PrimitiveRequests {
   const records = new LiveLimitRecords(settings.clock, settings);
   const answerMs = settings.syncReplicas ? syncedTimeoutMs(settings.nodeTimeoutMs, settings.syncReplicas) : settings.nodeTimeoutMs;
+  const release = (keys: readonly string[], value: string) =>
+    scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]);
   return {
     acquire: (keys, value, ttlMs, place, probe) => {
-      const options: FirstTryOptions = {
+      const options: ScriptRequestOptions<SemaphoreAcquireReply> = {
         awaitsConnection: true,
         writes: value,
         read: readSemaphoreAcquire,
@@ -72,7 +73,8 @@ export function semaphoreRequests(limit: number, settings: ResolvedOptions): Pri
         );
       }
       if (probe) return scriptRequest(semaphoreAcquireScript, [...keys, ...allSlots(keys[0] ?? '', limit)], [value, ttlMs, limit, 'probe'], options);
-      return firstTry(records, settings.clock, answerMs, keys, value, ttlMs, [value, ttlMs, limit], options);
+      const script = scriptRequest(semaphoreAcquireScript, keys, [value, ttlMs, limit], options);
+      return firstTry(records, settings.clock, answerMs, script, keys, value, ttlMs, release);
     },
     extend: (keys, value, ttlMs) =>
       scriptRequest(semaphoreExtendScript, keys, [value, ttlMs, limit], { writes: value, read: isOne, interpret: (extended) => (extended ? 'ok' : 'held') }),
@@ -82,12 +84,10 @@ export function semaphoreRequests(limit: number, settings: ResolvedOptions): Pri
         semaphoreExtendScript,
         renewals.map(({ keys, value, ttlMs }) => ({ keys, args: [value, ttlMs, limit] })),
       ),
-    release: (keys, value) => scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]),
+    release,
     waitKeys: ([limitRecord = '']) => [limitRecord],
   };
 }
-
-type FirstTryOptions = ScriptRequestOptions<SemaphoreAcquireReply> & Required<Pick<ScriptRequestOptions<SemaphoreAcquireReply>, 'describe'>>;
 
 const TAKEN: SemaphoreAcquireReply = { taken: true };
 const HELD: SemaphoreAcquireReply = { taken: false };
@@ -96,25 +96,26 @@ const HELD: SemaphoreAcquireReply = { taken: false };
  * A plain attempt's first try (its first slot set): while the node's limit
  * record is known to outlive the slots it would take (LiveLimitRecords), and
  * the try is one permit, a bare `SET NX PX` of the slot, the mutex's acquire;
- * otherwise the script, whose answer says how long the record lives on. A
- * slot whose answer came too late for the record to cover it is given back
- * and counts as held, and the record is read again next time.
+ * otherwise `script`, whose answer says how long the record lives on. A slot
+ * whose answer came too late for the record to cover it is given back
+ * (`release`: the permit's release request) and counts as held, and the
+ * record is read again next time.
  */
 function firstTry(
   records: LiveLimitRecords,
   clock: Clock,
   answerMs: number,
+  script: NodeRequest<SemaphoreAcquireReply, NodeOutcome>,
   keys: readonly string[],
   value: string,
   ttlMs: number,
-  args: readonly (string | number)[],
-  { interpret, describe }: FirstTryOptions,
+  release: (keys: readonly string[], value: string) => NodeRequest<number, NodeOutcome>,
 ): NodeRequest<SemaphoreAcquireReply, NodeOutcome> {
   const record = keys[0] ?? '';
   const slot = keys[1];
   return {
-    awaitsConnection: true,
-    writes: value,
+    awaitsConnection: script.awaitsConnection,
+    writes: script.writes,
     send: (backend: NodeBackend) => {
       if (keys.length === 2 && slot !== undefined && records.outlives(backend, record, ttlMs, answerMs)) {
         return backend.acquire([slot], value, ttlMs).then((taken) => {
@@ -123,20 +124,19 @@ function firstTry(
           // Answered too late to count on the record: the slot goes back (a
           // held node's is not undone), waking whom it frees it for.
           records.forget(backend, record);
-          const giveBack = [record, slot, ...lineAndLeaseFor(record)];
-          return runOn(backend, semaphoreReleaseScript, giveBack, [value], Number).then(
+          return release(keys, value).send(backend).then(
             () => HELD,
             () => HELD,
           );
         });
       }
       const sentAt = clock.now();
-      return runOn(backend, semaphoreAcquireScript, keys, args, readSemaphoreAcquire).then((reply) => {
+      return script.send(backend).then((reply) => {
         if (reply.recordMs !== undefined) records.note(backend, record, sentAt, reply.recordMs);
         return reply;
       });
     },
-    interpret,
-    describe,
+    interpret: script.interpret,
+    describe: script.describe,
   };
 }
