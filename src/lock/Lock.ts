@@ -2,6 +2,7 @@ import { type LostEvent, publish } from '../diagnostics/channels.js';
 import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from '../shared/errors.js';
 import type { Claim } from '../shared/claim.js';
 import type { Grant, ReleaseResult, WritesOut } from '../shared/grant.js';
+import type { RenewalAnswer } from './RenewalBatch.js';
 import type { LockOperations } from './LockOperations.js';
 import type { LockedRoutine } from './Locker.js';
 import { realSetImmediate } from '../shared/realSetImmediate.js';
@@ -50,6 +51,7 @@ export class Lock {
   #controller: AbortController | undefined;
   /** On the process's shared timer, once the signal was read. */
   #expiry: TimedTask | undefined;
+  #renewalAnswer: { readonly done: RenewalDone; readonly answer: RenewalAnswer } | undefined;
   #ended: QuorumLockError | typeof RELEASED | undefined;
   #release: Promise<ReleaseResult> | undefined;
   readonly #contended: boolean;
@@ -204,7 +206,13 @@ export class Lock {
     }
     const remainingMs = this.#validUntil - startedAt;
     this.#countShorterTtl(ttlMs, startedAt);
-    this.#ops.renew(this.resources, this.value, ttlMs, remainingMs, {
+    this.#ops.renew(this.resources, this.value, ttlMs, remainingMs, this.#renewalAnswerFor(done));
+  }
+
+  /** The answer of a renewal for `done`: made once per `done` (the auto-extender gives the same one every time), not once per renewal. */
+  #renewalAnswerFor(done: RenewalDone): RenewalAnswer {
+    if (this.#renewalAnswer?.done === done) return this.#renewalAnswer.answer;
+    const answer: RenewalAnswer = {
       resolve: (grant) => {
         try {
           this.#extended(grant);
@@ -218,7 +226,9 @@ export class Lock {
         this.#extendFailed(error);
         done.failed(error);
       },
-    });
+    };
+    this.#renewalAnswer = { done, answer };
+    return answer;
   }
 
   /**
