@@ -51,6 +51,7 @@ export function glideAdapter(client: GlideClient): ClientAdapter {
     syncSource: undefined,
     connectionMark: () => undefined,
     subscriber: undefined,
+    sendShared: undefined,
   };
 }
 
