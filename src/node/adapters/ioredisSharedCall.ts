@@ -11,7 +11,13 @@ import type { SharedCall, SharedCallSender } from '../../scripts/LuaScript.js';
  */
 interface Encoded {
   readonly argv: string[];
-  readonly text: string;
+  /**
+   * The call as written, in a Buffer: converted to UTF-8 once, not once
+   * per socket, and held outside V8's heap while the nodes answer (a
+   * string of ~8 KB per call, kept by five commands until their replies,
+   * outlived the young generation when V8 had shrunk it).
+   */
+  readonly bytes: Buffer;
 }
 
 const encodings = new WeakMap<SharedCall, Encoded>();
@@ -57,18 +63,18 @@ function preparedClassOf(Base: CommandClass | undefined): (new (encoded: Encoded
   let Prepared = preparedClasses.get(Base);
   if (Prepared === undefined) {
     Prepared = class PreparedEvalsha extends Base {
-      readonly #text: string;
+      readonly #bytes: Buffer;
 
       constructor(encoded: Encoded) {
         // Made with no arguments (nothing to flatten), then given the call's: ioredis reads them
         // when it traces or logs the command, and a Cluster would for the slot (never used there).
         super('evalsha', [], { replyEncoding: 'utf8' });
         this.args = encoded.argv;
-        this.#text = encoded.text;
+        this.#bytes = encoded.bytes;
       }
 
-      override toWritable(): string {
-        return this.#text;
+      override toWritable(): Buffer {
+        return this.#bytes;
       }
     };
     preparedClasses.set(Base, Prepared);
@@ -76,7 +82,7 @@ function preparedClassOf(Base: CommandClass | undefined): (new (encoded: Encoded
   return Prepared;
 }
 
-/** The call as ioredis would write it (RESP: an array of bulk strings), once per call. */
+/** The call as ioredis would write it (RESP: an array of bulk strings, in UTF-8), once per call. */
 export function encode(sha: string, call: SharedCall): Encoded {
   let encoded = encodings.get(call);
   if (encoded !== undefined && encoded.argv[0] === sha) return encoded;
@@ -85,7 +91,7 @@ export function encode(sha: string, call: SharedCall): Encoded {
   for (const arg of call.args) argv.push(String(arg));
   let text = `*${argv.length + 1}\r\n$7\r\nevalsha\r\n`;
   for (const arg of argv) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
-  encoded = { argv, text };
+  encoded = { argv, bytes: Buffer.from(text) };
   encodings.set(call, encoded);
   return encoded;
 }
