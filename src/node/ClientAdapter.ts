@@ -1,4 +1,4 @@
-import type { ScriptClient, SharedCallSender } from '../scripts/LuaScript.js';
+import type { ScriptClient } from '../scripts/LuaScript.js';
 import type { SetClient } from '../scripts/acquire.js';
 import type { ConnectingClient } from './ConnectionGate.js';
 import type { PubSubConnection } from './PubSub.js';
@@ -22,12 +22,6 @@ export interface ClientAdapter {
    * no call in between on the lock's hot path).
    */
   readonly commands: ScriptClient & SetClient;
-  /**
-   * Sends a script call that goes to several nodes unchanged (a batch of
-   * renewals), encoded once for all of them; undefined: each node's call is
-   * made by `commands`.
-   */
-  readonly sendShared: SharedCallSender | undefined;
   /** The node's label in outcomes and errors (`host:port`, `cluster(…)`, `name via sentinels …`). */
   readonly name: string;
   /** A Redis Cluster: keys are checked for one hash slot, and WAIT is not offered. */

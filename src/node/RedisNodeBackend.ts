@@ -120,14 +120,14 @@ export class RedisNodeBackend implements NodeBackend {
   /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). */
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
     this.coalesce();
-    if (!this.isCluster) return extendMany(this.scripts, entries, this.adapter.sendShared);
+    if (!this.isCluster) return extendMany(this.scripts, entries);
     return this.perSlot(entries, (group) => extendMany(this.scripts, group));
   }
 
   /** As extendMany, for another primitive's holders (NodeBackend.renewEach). */
   renewEach(script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
     this.coalesce();
-    if (!this.isCluster) return renewEach(this.scripts, script, entries, this.adapter.sendShared);
+    if (!this.isCluster) return renewEach(this.scripts, script, entries);
     return this.perSlot(entries, (group) => renewEach(this.scripts, script, group));
   }
 

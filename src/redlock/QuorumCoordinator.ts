@@ -350,19 +350,12 @@ export class QuorumCoordinator extends LockManager {
     const batchTimeoutMs = Math.max(1, Math.floor(Math.min(Math.ceil(batch.length / RENEWALS_PER_CALL) * perCall, shortest)));
     const deadline = new RequestDeadline(this.settings.clock, batchTimeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
-    // The locks one node's answer decides together, with one TTL and the same outcomes, get one grant:
-    // their validity is the same (counted from the batch's start), and a grant is never changed.
-    let lastGrant: Grant | undefined;
     const tally = new RenewalTally(this.nodes.length, this.quorum, batch.length, (index, granted, outcomes) => {
       const renewal = batch[index] as Renewal;
       const { keys, ttlMs } = renewal;
       // Decided now, on the replies as they came; answered in slices (renewalAnswers).
       if (!granted) {
         renewalAnswers.queue(renewal.answer.reject, this.#denial(keys, outcomes, () => new LockLostError(keys, outcomes)));
-        return;
-      }
-      if (lastGrant !== undefined && lastGrant.ttlMs === ttlMs && lastGrant.outcomes === outcomes) {
-        renewalAnswers.queue(renewal.answer.resolve, lastGrant);
         return;
       }
       let grant: Grant;
@@ -372,7 +365,6 @@ export class QuorumCoordinator extends LockManager {
         renewalAnswers.queue(renewal.answer.reject, error);
         return;
       }
-      lastGrant = grant;
       renewalAnswers.queue(renewal.answer.resolve, grant);
     });
     const renewMany = (this.#requests?.renewMany ?? extendManyRequest)(batch);

@@ -48,38 +48,13 @@ export class LuaScript {
    * one more microtask between the reply and the caller, on every request.
    */
   run<T>(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
-    return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => this.#resend(error, client, keys, args, read));
-  }
-
-  /**
-   * run() for a call that goes to several nodes unchanged (a batch of
-   * renewals), through `send` where the client offers one (SharedCallSender),
-   * which may encode the call once for all of them.
-   */
-  runShared<T>(client: ScriptClient, send: SharedCallSender | undefined, call: SharedCall, read: (reply: unknown) => T): Promise<T> {
-    if (send === undefined) return this.run(client, call.keys, call.args, read);
-    return send(this.sha, call).then(read, (error: unknown) => this.#resend(error, client, call.keys, call.args, read));
-  }
-
-  #resend<T>(error: unknown, client: ScriptClient, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
-    if (!isNoScriptError(error)) throw error;
-    resends.set(client, (resends.get(client) ?? 0) + 1);
-    return client.eval(this.source, keys.length, ...keys, ...args).then(read);
+    return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
+      if (!isNoScriptError(error)) throw error;
+      resends.set(client, (resends.get(client) ?? 0) + 1);
+      return client.eval(this.source, keys.length, ...keys, ...args).then(read);
+    });
   }
 }
-
-/** A script call sent the same to several nodes: its keys and arguments, never changed once made. */
-export interface SharedCall {
-  readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-}
-
-/**
- * EVALSHA of `sha` with a SharedCall's keys and arguments, as a client can
- * send it best when the same call goes to several of its kind: ioredis's
- * framed the 100 keys of a batch's call anew for each node (ioredis.ts).
- */
-export type SharedCallSender = (sha: string, call: SharedCall) => Promise<unknown>;
 
 /**
  * The whole source, never the SHA: for requests whose reply may never come

@@ -1,4 +1,4 @@
-import { LuaScript, type ScriptClient, type SharedCall, type SharedCallSender } from './LuaScript.js';
+import { LuaScript, type ScriptClient } from './LuaScript.js';
 import source from './extendMany.lua';
 
 export const extendManyScript = new LuaScript('extendMany', source);
@@ -23,13 +23,15 @@ export const RENEWALS_PER_CALL = 100;
  * order. All the keys of one call must be on one node (one hash slot on a
  * Cluster: see RedisNodeBackend.extendMany).
  */
-export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[], send?: SharedCallSender): Promise<boolean[]> {
+export function extendMany(client: ScriptClient, entries: readonly RenewalEntry[]): Promise<boolean[]> {
   const chunks = chunksOnce(chunksByBatch, entries, (start, end) => sameLayout(entries, start, end) ?? eachLayout(entries, start, end));
-  return runChunks(client, extendManyScript, chunks, entries.length, send);
+  return runChunks(client, extendManyScript, chunks, entries.length);
 }
 
 /** One script call's share of a batch of renewals: its keys, its arguments, and which of the batch's locks it carries. */
-export interface RenewalChunk extends SharedCall {
+export interface RenewalChunk {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
   readonly start: number;
   readonly count: number;
 }
@@ -57,14 +59,10 @@ export function chunksOnce<E>(
   return chunks;
 }
 
-/**
- * Sends a batch's calls back to back (through `send`, where the client has
- * one: the same calls go to every node); true or false per entry of the
- * batch (`total` of them), in order.
- */
-export function runChunks(client: ScriptClient, script: LuaScript, chunks: readonly RenewalChunk[], total: number, send?: SharedCallSender): Promise<boolean[]> {
+/** Sends a batch's calls back to back; true or false per entry of the batch (`total` of them), in order. */
+export function runChunks(client: ScriptClient, script: LuaScript, chunks: readonly RenewalChunk[], total: number): Promise<boolean[]> {
   const held = new Array<boolean>(total);
-  const run = (chunk: RenewalChunk) => script.runShared(client, send, chunk, (reply) => readRenewals(reply, chunk.count, held, chunk.start));
+  const run = (chunk: RenewalChunk) => script.run(client, chunk.keys, chunk.args, (reply) => readRenewals(reply, chunk.count, held, chunk.start));
   if (chunks.length === 1) return run(chunks[0] as RenewalChunk);
   // Each chunk's answers go straight to their place: no array per chunk to flatten.
   return Promise.all(chunks.map(run)).then(() => held);

@@ -1,5 +1,5 @@
 import { chunksOnce, type RenewalChunk, runChunks } from './extendMany.js';
-import { LuaScript, type ScriptClient, type SharedCallSender } from './LuaScript.js';
+import { LuaScript, type ScriptClient } from './LuaScript.js';
 import eachSource from './renewEach.lua';
 
 /** One holder's renewal as its primitive's extend script takes it: its keys and its arguments. */
@@ -28,7 +28,7 @@ const chunksByBatch = new WeakMap<readonly ScriptRenewal[], readonly RenewalChun
  * order. Every entry has as many arguments as the first, its value first;
  * all the keys of one call must be on one node (one hash slot on a Cluster).
  */
-export function renewEach(client: ScriptClient, script: LuaScript, entries: readonly ScriptRenewal[], send?: SharedCallSender): Promise<boolean[]> {
+export function renewEach(client: ScriptClient, script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
   if (entries.length === 0) return Promise.resolve([]);
   const perHolder = (entries[0] as ScriptRenewal).args.length;
   let chunks: readonly RenewalChunk[];
@@ -37,7 +37,7 @@ export function renewEach(client: ScriptClient, script: LuaScript, entries: read
   } catch (error) {
     return Promise.reject(error);
   }
-  return runChunks(client, script, chunks, entries.length, send);
+  return runChunks(client, script, chunks, entries.length);
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptClient } from '../../src/scripts/LuaScript.js';
-import { extendMany, extendManyScript, readRenewals, type RenewalEntry, RENEWALS_PER_CALL } from '../../src/scripts/extendMany.js';
+import { extendMany, extendManyScript, type RenewalEntry, RENEWALS_PER_CALL } from '../../src/scripts/extendMany.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
-import { sharedCallSender } from '../../src/node/adapters/ioredisSharedCall.js';
 
 let nodes: LocalNodeSet;
 let client: Redis;
@@ -135,28 +134,5 @@ describe('extendMany.lua', () => {
 
     expect(await extendMany(recorded, entries)).toEqual(entries.map((_, i) => i % 3 !== 0));
     expect(argCounts).toEqual([4, 4, 4]);
-  });
-});
-
-describe('a call for several nodes, on ioredis (ioredisSharedCall.ts)', () => {
-  it('goes through evalsha once, is framed once after, and answers the same', async () => {
-    const send = sharedCallSender(client);
-    expect(send).toBeDefined();
-    await client.set('shared:a', 'value-a', 'PX', 5_000);
-    await client.set('shared:b', 'value-b', 'PX', 5_000);
-    const call = { keys: ['shared:a', 'shared:b', 'shared:c'], args: ['each', 'value-a', 60_000, 1, 'value-b', 60_000, 1, 'value-c', 60_000, 1] };
-    const read = (reply: unknown) => readRenewals(reply, 3);
-    const kinds: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      // The first call after the node forgot the script is answered NOSCRIPT and sent again in full.
-      if (i === 1) await client.script('FLUSH');
-      const answer = extendManyScript.runShared(client, send, call, read);
-      kinds.push(String(client.commandQueue.peekBack()?.command.constructor.name));
-      expect(await answer).toEqual([true, true, false]);
-    }
-    // Learned from the first call which Command class this ioredis has; its own framing after.
-    expect(kinds).toEqual(['Command', 'PreparedEvalsha', 'PreparedEvalsha']);
-    expect(await client.pttl('shared:a')).toBeGreaterThan(50_000);
-    expect(await client.exists('shared:c')).toBe(0);
   });
 });

@@ -107,35 +107,6 @@ describe('renewals batched per node', () => {
     await Promise.all(routines);
   });
 
-  it('a batch renews the keys the client names, through a key prefix and after the nodes forgot the script', async () => {
-    // Plain clients frame a batch's call once for every node (ioredisSharedCall.ts); one with a
-    // key prefix goes through evalsha, which puts the prefix in front of each key.
-    for (const options of [{}, { keyPrefix: 'app:' }]) {
-      const users = nodes.clients(options);
-      try {
-        const redlock = new Redlock(users, patient);
-        const { locks, ends, routines } = await holdMany(redlock, 20, 1_000, 'renamed');
-        // Forgotten before the first renewal: its EVALSHA is answered NOSCRIPT, then the script goes in full.
-        await Promise.all(clients.map((client) => client.script('FLUSH')));
-        const extends_ = recordChannel<ExtendEvent>('quorumlock:extend');
-        try {
-          await expect.poll(() => extends_.events.length, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(40);
-        } finally {
-          extends_.stop();
-        }
-        expect(extends_.events.every((event) => event.granted)).toBe(true);
-        expect(locks.every((lock) => !lock.signal.aborted && lock.remainingMs() > 0)).toBe(true);
-        const prefix = 'keyPrefix' in options ? options.keyPrefix : '';
-        for (const client of clients) expect(await client.pttl(`${prefix}renamed:7`)).toBeGreaterThan(0);
-        for (const end of ends) end.resolve();
-        await Promise.all(routines);
-      } finally {
-        for (const user of users) user.disconnect();
-      }
-      await Promise.all(clients.map((client) => client.script('LOAD', extendManyScript.source)));
-    }
-  });
-
   it('two renewals of one lock in flight at once each get their own answer, a lost one too', async () => {
     const redlock = new Redlock(clients, patient);
     const lock = await redlock.acquire('twice', 5_000);

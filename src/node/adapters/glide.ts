@@ -51,7 +51,6 @@ export function glideAdapter(client: GlideClient): ClientAdapter {
     syncSource: undefined,
     connectionMark: () => undefined,
     subscriber: undefined,
-    sendShared: undefined,
   };
 }
 

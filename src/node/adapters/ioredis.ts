@@ -1,7 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ClientAdapter, SyncSource } from '../ClientAdapter.js';
 import { coalesceWrites } from '../coalesceWrites.js';
-import { sharedCallSender } from './ioredisSharedCall.js';
 import type { PubSubConnection } from '../PubSub.js';
 
 /**
@@ -32,7 +31,6 @@ export function ioredisAdapter(user: IoredisClient): ClientAdapter {
     keyPrefix: (isCluster ? (client as Cluster).options.keyPrefix : (client as Redis).options.keyPrefix) ?? '',
     connecting: client as Redis,
     commands: client as unknown as ClientAdapter['commands'],
-    sendShared: isCluster ? undefined : sharedCallSender(client as Redis),
     beforeWrite: isCluster ? undefined : () => coalesceWrites(client as Redis),
     wait: isCluster ? undefined : (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
     syncSource: isCluster ? undefined : syncSourceOf(client as Redis),

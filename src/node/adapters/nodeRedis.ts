@@ -119,7 +119,6 @@ export function nodeRedisAdapter(client: NodeRedisClient): ClientAdapter {
     syncSource: undefined,
     connectionMark: epoch,
     subscriber: () => subscriberOf(client),
-    sendShared: undefined,
   };
   if (cluster || !waitsInOrder(client, sentinel, options)) return adapter;
   // A sentinel client's duplicate would bring a pool and sentinels of its own: its synced writes take leases of its pool instead.
