@@ -100,33 +100,28 @@ export class SharedTimer {
   /** Runs `task` at `dueAt` (on the clock), or up to `earlyMs` before with others; moves it if already scheduled. */
   schedule(task: TimedTask, dueAt: number, earlyMs = 0): void {
     const time = Math.ceil(dueAt);
-    if (task.slot !== undefined) {
-      if (task.slot.dueAt === time) {
-        task.dueAt = dueAt;
-        task.earlyMs = earlyMs;
-        if (earlyMs < task.slot.earlyMs) task.slot.earlyMs = earlyMs;
-        return;
-      }
-      this.#takeOut(task);
-    }
     task.dueAt = dueAt;
     task.earlyMs = earlyMs;
-    let slot = this.#slots.get(time);
-    const fresh = slot === undefined;
-    if (slot === undefined) {
-      slot = new TimerSlot(time);
-      this.#slots.set(time, slot);
-      slot.index = this.#heap.length;
-      this.#heap.push(slot);
-      this.#up(slot.index);
+    let slot = task.slot;
+    if (slot?.dueAt !== time) {
+      if (slot !== undefined) this.#takeOut(task);
+      slot = this.#slots.get(time);
+      const fresh = slot === undefined;
+      if (slot === undefined) {
+        slot = new TimerSlot(time);
+        this.#slots.set(time, slot);
+        slot.index = this.#heap.length;
+        this.#heap.push(slot);
+        this.#up(slot.index);
+      }
+      task.slot = slot;
+      task.slotIndex = slot.tasks.length;
+      slot.tasks.push(task);
+      this.#size++;
+      // A task put in a slot that was there already changes nothing the timer is armed for.
+      if (fresh && !this.#firing) this.#arm();
     }
     if (earlyMs < slot.earlyMs) slot.earlyMs = earlyMs;
-    task.slot = slot;
-    task.slotIndex = slot.tasks.length;
-    slot.tasks.push(task);
-    this.#size++;
-    // A task put in a slot that was there already changes nothing the timer is armed for.
-    if (fresh && !this.#firing) this.#arm();
   }
 
   /** schedule() `delayMs` from now. */
@@ -179,16 +174,13 @@ export class SharedTimer {
     while (heap.length > 0 && due.length < TASKS_PER_TURN) {
       const top = heap[0] as TimerSlot;
       if (top.dueAt - top.earlyMs > now) break;
+      // The slot's last tasks first: taking them out moves no other task (#takeOut).
       const tasks = top.tasks;
-      const take = Math.min(tasks.length, TASKS_PER_TURN - due.length);
-      for (let i = 0; i < take; i++) {
-        const task = tasks.pop() as TimedTask;
-        task.slot = undefined;
-        task.slotIndex = -1;
+      for (let take = Math.min(tasks.length, TASKS_PER_TURN - due.length); take > 0; take--) {
+        const task = tasks[tasks.length - 1] as TimedTask;
+        this.#takeOut(task);
         due.push(task);
       }
-      this.#size -= take;
-      if (tasks.length === 0) this.#removeSlot(top);
     }
     this.#firing = true;
     try {
