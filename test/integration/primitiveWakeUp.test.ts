@@ -265,8 +265,11 @@ for (const nodeCount of [1, 5]) {
         // flat (measured 6.0 -> 6.5, 34 -> 38). The slack covers what does grow
         // with the processes: their keepalives (one per process and node every
         // 200 ms), and newcomers taking a freed permit before the woken waiter,
-        // which then waits again.
-        expect(many).toBeLessThan(few * 1.6 + 2 * nodeCount);
+        // which then waits again. Twice, not 1.6x: since the first try of a
+        // permit is a bare SET, two processes cost 18-33 requests per section
+        // on five nodes from run to run (six: 35-44), and 1.6x failed one
+        // clean CI run in ten (19.9 -> 42.8); a herd still triples it.
+        expect(many).toBeLessThan(few * 2 + 2 * nodeCount);
       }, 120_000);
 
       it('a waiter killed -9 in line holds up the next one no longer than the lease and one default backoff', async () => {
