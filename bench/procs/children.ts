@@ -68,6 +68,13 @@ export class WorkerChild {
     await ready;
   }
 
+  /** Runs the shared warm-up (ToWorker 'warm'); resolves when the child is done with it. */
+  async warm(): Promise<void> {
+    const warmed = this.next('warmed');
+    this.send({ type: 'warm' });
+    await warmed;
+  }
+
   /**
    * Where this child's time base is relative to ours. Node reads the wall
    * clock for performance.timeOrigin and the monotonic clock it counts from

@@ -16,6 +16,8 @@ import type { WorkerConfig, WorkerReport } from './protocol.js';
 
 /** Children start node, load the libraries and warm up: seconds on a busy 2-core machine. */
 const START_LIMIT_MS = 60_000;
+/** The shared warm-up ends in the children after SHARED_WARMUP_LIMIT_MS (worker.ts); this is the parent's limit on top. */
+const WARM_LIMIT_MS = 30_000;
 /** After stop, how long a child may take to send what it has. */
 const STOP_GRACE_MS = 3_000;
 /** How long a child may take to let its last replies arrive and exit. */
@@ -117,12 +119,17 @@ export async function measureProcs(request: ProcsRequest): Promise<ProcsMeasurem
   }
 }
 
-/** Starts and warms up every child, then finds each one's time base (one at a time: pings in parallel would wait on each other). */
+/** Starts and warms up every child (alone, then all together), then finds each one's time base (one at a time: pings in parallel would wait on each other). */
 async function startAll(children: readonly WorkerChild[], request: ProcsRequest): Promise<TimeBase[]> {
   await withLimit(
     Promise.all(children.map((child, proc) => child.start(configFor(request, proc)))),
     START_LIMIT_MS,
     `${request.contender}: its ${children.length} processes were not ready within ${START_LIMIT_MS / 1000} s`,
+  );
+  await withLimit(
+    Promise.all(children.map((child) => child.warm())),
+    WARM_LIMIT_MS,
+    `${request.contender}: its ${children.length} processes did not finish the shared warm-up within ${WARM_LIMIT_MS / 1000} s`,
   );
   const bases: TimeBase[] = [];
   for (const child of children) bases.push(await child.timeBase());
@@ -146,6 +153,7 @@ function configFor(request: ProcsRequest, proc: number): WorkerConfig {
     urls: request.urls,
     key: `${request.keyPrefix}:k`,
     warmupKey: `${request.keyPrefix}:warmup:p${proc}`,
+    sharedWarmupKey: `${request.keyPrefix}:warmup:shared`,
     ttlMs: request.ttlMs,
     waiters: request.shape.waiters,
     sections: request.shape.sections,

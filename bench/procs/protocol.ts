@@ -18,6 +18,8 @@ export interface WorkerConfig {
   readonly key: string;
   /** Where the warm-up cycles go: a key of this process alone. */
   readonly warmupKey: string;
+  /** Where the shared warm-up goes (see 'warm'): one key for all the measurement's processes, not the measured key. */
+  readonly sharedWarmupKey: string;
   readonly ttlMs: number;
   readonly waiters: number;
   readonly sections: number;
@@ -53,12 +55,19 @@ export interface WorkerReport {
 
 export type ToWorker =
   | { readonly type: 'start'; readonly config: WorkerConfig }
+  /**
+   * Once every process is ready: all of them contend for sharedWarmupKey
+   * together for a few sections, so the contended paths (wait lines,
+   * handoffs between processes, their connections) are warm at go too.
+   */
+  | { readonly type: 'warm' }
   | { readonly type: 'ping'; readonly sentAt: number }
   | { readonly type: 'go' }
   | { readonly type: 'stop' };
 
 export type FromWorker =
   | { readonly type: 'ready' }
+  | { readonly type: 'warmed' }
   /** Sections done so far, every PROGRESS_MS after go: the parent judges the pace by it. */
   | { readonly type: 'progress'; readonly sections: number }
   | { readonly type: 'pong'; readonly sentAt: number; readonly workerNow: number }

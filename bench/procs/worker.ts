@@ -1,8 +1,9 @@
 /**
  * One process of the procs scenario: its own ioredis clients (one per node),
  * one locker of one contender, W waiters in it. It warms up on a key of its
- * own, says ready, waits for go (so every process starts together), runs
- * the waiters, reports, closes its clients and exits. On stop (the parent's
+ * own, says ready, warms up again with the other processes on a key they
+ * share, waits for go (so every process starts together), runs the waiters,
+ * reports, closes its clients and exits. On stop (the parent's
  * timeout) it reports what it has so far and exits without waiting for its
  * acquires in flight: some libraries cannot be interrupted.
  *
@@ -18,6 +19,25 @@ import { PROGRESS_MS, type FromWorker, type SectionRecord, type ToWorker, type W
 
 /** Uncontended cycles before ready: connections, script caches and the JIT are warm when go comes. */
 const WARMUP_CYCLES = 20;
+/**
+ * The shared warm-up is one unmeasured round of the measured shape (each
+ * waiter wants sharedWarmupKey `sections` times), ended by this limit
+ * whoever did not get their sections (a peer too slow to finish on several
+ * nodes). Without it the contended paths ran for the first time inside the
+ * measured window: each process's first contention (for quorumlock a
+ * subscriber connection per node, ~6.5 ms of CPU in a fresh process) and
+ * the JIT's first runs of the wait-line and handoff code, in 8 processes at
+ * once on 2 cores. A process pays that once in its life; a round of 512
+ * sections lasts ~0.7 s, and it was 3-5% of it.
+ */
+const SHARED_WARMUP_LIMIT_MS = 3_000;
+/**
+ * Past the limit, how long the warm-up waits for acquires still out: the
+ * Redlock-style peers take no signal and give up only at the end of a
+ * slice of their retries (contenders/redlockStyle.ts, about a second).
+ * Their requests would otherwise count in the measured window.
+ */
+const SHARED_WARMUP_GRACE_MS = 2_000;
 /** Pause after an unexpected failure, so a broken node is not hammered in a tight loop. */
 const ERROR_PAUSE_MS = 5;
 
@@ -35,6 +55,12 @@ process.on('message', (message: ToWorker) => {
           session = opened;
           send({ type: 'ready' });
         },
+        (error: unknown) => fail(error),
+      );
+      return;
+    case 'warm':
+      session?.warmTogether().then(
+        () => send({ type: 'warmed' }),
         (error: unknown) => fail(error),
       );
       return;
@@ -106,6 +132,26 @@ class Session {
       const lock = await this.locker.acquire(this.config.warmupKey, this.config.ttlMs, never);
       await lock?.release();
     }
+    await this.group.quiet();
+  }
+
+  /** The shared warm-up (ToWorker 'warm'): the round's waiters want sharedWarmupKey with every other process's, nothing recorded. */
+  async warmTogether(): Promise<void> {
+    const { waiters, sections, sharedWarmupKey, ttlMs, holdMs } = this.config;
+    const signal = AbortSignal.timeout(SHARED_WARMUP_LIMIT_MS);
+    setMaxListeners(waiters * 4 + 10, signal);
+    const warmer = async (): Promise<void> => {
+      for (let done = 0; done < sections && !signal.aborted; done++) {
+        const lock = await this.locker.acquire(sharedWarmupKey, ttlMs, signal).catch(() => null);
+        if (lock === null) return;
+        await sleep(holdMs);
+        await lock.release().catch(() => undefined);
+      }
+    };
+    const warmed = Promise.all(Array.from({ length: waiters }, warmer));
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([warmed, new Promise((resolve) => (grace = setTimeout(resolve, SHARED_WARMUP_LIMIT_MS + SHARED_WARMUP_GRACE_MS)))]);
+    clearTimeout(grace);
     await this.group.quiet();
   }
 

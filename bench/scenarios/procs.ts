@@ -52,7 +52,7 @@ export const PROCS_COLUMNS: readonly MetricId[] = [
 ];
 
 export function procsTitle(shape: ProcsShape): string {
-  return `one key, ${shape.processes} processes × ${shape.waiters} waiters × ${shape.sections} sections each, ${shape.holdMs} ms hold`;
+  return `one key, ${shape.processes} processes × ${shape.waiters} waiters × ${shape.sections} sections each, ${shape.holdMs} ms hold, after an unmeasured round of the same on another key`;
 }
 
 export function totalWaiters(shape: ProcsShape): number {
