@@ -57,8 +57,9 @@ export type ToWorker =
   | { readonly type: 'start'; readonly config: WorkerConfig }
   /**
    * Once every process is ready: all of them contend for sharedWarmupKey
-   * together for a few sections, so the contended paths (wait lines,
-   * handoffs between processes, their connections) are warm at go too.
+   * together for one unmeasured round of the measured shape, so the
+   * contended paths (wait lines, handoffs between processes, their
+   * connections) are warm at go too.
    */
   | { readonly type: 'warm' }
   | { readonly type: 'ping'; readonly sentAt: number }
