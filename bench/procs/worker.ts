@@ -15,6 +15,7 @@ import { openClients, type ClientGroup } from '../clients.js';
 import { allContenders, contenderKey, type BenchLocker, type HeldLock } from '../contenders/index.js';
 import type { Library } from '../library.js';
 import { sharedNow } from '../scenarios/clock.js';
+import { raceLimit } from './limit.js';
 import { PROGRESS_MS, type FromWorker, type SectionRecord, type ToWorker, type WorkerConfig, type WorkerReport } from './protocol.js';
 
 /** Uncontended cycles before ready: connections, script caches and the JIT are warm when go comes. */
@@ -148,10 +149,7 @@ class Session {
         await lock.release().catch(() => undefined);
       }
     };
-    const warmed = Promise.all(Array.from({ length: waiters }, warmer));
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([warmed, new Promise((resolve) => (grace = setTimeout(resolve, SHARED_WARMUP_LIMIT_MS + SHARED_WARMUP_GRACE_MS)))]);
-    clearTimeout(grace);
+    await raceLimit(Promise.all(Array.from({ length: waiters }, warmer)), SHARED_WARMUP_LIMIT_MS + SHARED_WARMUP_GRACE_MS);
     await this.group.quiet();
   }
 
