@@ -180,7 +180,7 @@ export abstract class LockManager implements Locker {
     try {
       // Behind a local holder, the release will be announced: wait for it up to
       // the longest backoff rather than a short jittered guess that fails.
-      const queued = wait?.queueBehindOthers(policy.retry.maxDelayMs);
+      const queued = wait?.queueBehindOthers(policy.retry);
       if (queued) await queued;
       const takesHandoffs = wait !== undefined && this.takesHandoffs(keys);
       const attemptOnce = (): Promise<Grant> => {
@@ -336,7 +336,7 @@ export abstract class LockManager implements Locker {
       (lock.pendingClaim !== undefined || validEnoughToPass(lock.remainingMs(), taker.ttlMs, this.settings)) &&
       taker.offer({ value: lock.value, validUntil: lock.validUntil, claim: lock.pendingClaim, writesOut: lock.writesOut });
     if (!passes) {
-      taker.holderReleasing();
+      taker.holderReleasing(line.passesLeft === 0 && line.handedOff);
       return undefined;
     }
     line.passesLeft--;

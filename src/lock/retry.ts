@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import type { Clock } from '../clock/Clock.js';
-import { fullJitterDelay } from './backoff.js';
+import { fullJitterDelay } from '../shared/backoff.js';
 import { AbortedError, ErrorCode, isQuorumLockError } from '../shared/errors.js';
 import type { ResolvedAcquire } from './options.js';
 import { sleep } from '../shared/sleep.js';

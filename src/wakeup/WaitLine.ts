@@ -54,6 +54,13 @@ export class Line {
    * never held back by more than one round of ours.
    */
   passesLeft = 0;
+  /**
+   * Whether the lock last came from the nodes as a handoff from the Redis
+   * wait lines: waiters of other processes stood in line then, and the
+   * release that ends this round hands them the key (see
+   * LocalTaker.holderReleasing).
+   */
+  handedOff = false;
 }
 
 /** A lock passed from a holder of this process to the next waiter, keys and all. */
@@ -77,9 +84,12 @@ export interface LocalTaker {
   /**
    * The holder ahead releases through the nodes instead: the waiter's next
    * attempt may go at once, since it leaves on each connection after that
-   * release.
+   * release. `yielded`: the holder ends a round that came as a handoff from
+   * the Redis lines (Line.passesLeft, Line.handedOff), so its release
+   * hands the key to the next waiter there, of another process: an attempt
+   * now would only fail.
    */
-  holderReleasing(): void;
+  holderReleasing(yielded: boolean): void;
 }
 
 /**

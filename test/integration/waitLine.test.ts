@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RedisLock, Redlock } from '../../src/index.js';
 import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { HANDOFF_CHANNEL_PREFIX } from '../../src/scripts/release.js';
+import { PROCESS_TAG } from '../../src/shared/randomValue.js';
 import { RESERVATION_MS } from '../../src/scripts/line.js';
 import { holderValue } from '../../src/scripts/waiterMark.js';
 import { LEASE_MS, LinePosition } from '../../src/wakeup/LinePosition.js';
@@ -236,6 +237,72 @@ describe('wait lines across processes', () => {
     // and a release there would reserve the key for another waiter than here.
     for (const client of clients) expect(await lineOf(client, 'split')).toEqual(['first', 'second']);
   });
+
+  /**
+   * A round of our process that came from the Redis line as a handoff: its
+   * first holder, and a waiter that was queued then (the lock passes to it).
+   * `late` is queued after the lock came, for the next round.
+   */
+  async function handedRound(client: Redis, locker: RedisLock, resource: string, othersJoin: () => Promise<void>) {
+    await client.set(resource, 'foreign', 'PX', HOLDER_TTL_MS);
+    const first = locker.acquire(resource, 60_000);
+    await lineLength([client], resource, 1);
+    const second = locker.acquire(resource, 60_000);
+    await othersJoin();
+    // The foreign holder's release hands the key to our first waiter, first in line.
+    expect(await new RedisNodeBackend(client).release([resource], 'foreign')).toBe(1);
+    const handed = await first;
+    const late = locker.acquire(resource, 60_000);
+    await handed.release();
+    const passed = await second;
+    expect(passed.value).toBe(handed.value);
+    return { passed, late };
+  }
+
+  it('a round handed over from the line ends by yielding to the next process in line: our next waiter sends no plain attempt that would fail', async () => {
+    const [client] = nodes.clients() as [Redis];
+    const port = String(nodes.endpoints[0]!.port);
+    const locker = new RedisLock(client, patient);
+    let otherAcquired: Promise<void> | undefined;
+    const { passed, late } = await handedRound(client, locker, 'yield', async () => {
+      const other = startChild('lineWaiter', [port, 'yield']);
+      await lineLength([client], 'yield', 2);
+      otherAcquired = other.said('acquired yield');
+    });
+    const handoffs: string[] = [];
+    const watcher = client.duplicate();
+    await watcher.psubscribe(`${HANDOFF_CHANNEL_PREFIX}*`);
+    watcher.on('pmessage', (_pattern: string, _channel: string, message: string) => handoffs.push(message.split(' ')[0] as string));
+    const monitor = await client.duplicate().monitor();
+    const plainAttempts: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (args[0]?.toLowerCase() === 'set' && args[1] === 'yield' && source !== 'lua') plainAttempts.push(args);
+    });
+    await passed.release();
+    const next = await late;
+    await otherAcquired;
+    // The round's end went to the other process, first in line; ours joined the line behind it.
+    expect(handoffs[0]?.startsWith(`${PROCESS_TAG}.`)).toBe(false);
+    expect(plainAttempts).toEqual([]);
+    await next.release();
+    monitor.disconnect();
+    await watcher.quit();
+    await expectEveryKeyToExpire(client);
+  }, 60_000);
+
+  it('a round handed over from the line with nobody left in line: the next waiter takes the freed key when the release is announced, not after a backoff', async () => {
+    const [client] = nodes.clients() as [Redis];
+    // Backoffs drawn from up to a minute: only the announcement ends the wait in time, in three rounds out of three.
+    const locker = new RedisLock(client, { ...patient, acquireTimeoutMs: 120_000, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    for (const resource of ['freed:1', 'freed:2', 'freed:3']) {
+      const { passed, late } = await handedRound(client, locker, resource, async () => undefined);
+      const releasedAt = performance.now();
+      await passed.release();
+      const next = await late;
+      expect(performance.now() - releasedAt).toBeLessThan(2_000);
+      await next.release();
+    }
+  }, 60_000);
 
   it.each([3, 5])('Redlock: waiters of several processes on %i nodes, multi-resource locks among them, all get through', async (count) => {
     const clients = nodes.clients().slice(0, count);

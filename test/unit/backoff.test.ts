@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullJitterDelay } from '../../src/lock/backoff.js';
+import { fullJitterDelay } from '../../src/shared/backoff.js';
 import { DEFAULT_RETRY } from '../../src/lock/options.js';
 
 describe('full jitter backoff', () => {
