@@ -39,6 +39,11 @@ const SHARED_WARMUP_LIMIT_MS = 3_000;
  * Their requests would otherwise count in the measured window.
  */
 const SHARED_WARMUP_GRACE_MS = 2_000;
+/** Every waiter's acquire may listen on `signal` at once (several listeners each). */
+function allowWaitersOn(signal: AbortSignal, waiters: number): void {
+  setMaxListeners(waiters * 4 + 10, signal);
+}
+
 /** Pause after an unexpected failure, so a broken node is not hammered in a tight loop. */
 const ERROR_PAUSE_MS = 5;
 
@@ -97,8 +102,7 @@ class Session {
     private readonly locker: BenchLocker,
   ) {
     this.wantingSince = new Array<number>(config.waiters).fill(Number.NaN);
-    // Every waiter's acquire may listen on it at once (several listeners each).
-    setMaxListeners(config.waiters * 4 + 10, this.stopSignal.signal);
+    allowWaitersOn(this.stopSignal.signal, config.waiters);
   }
 
   static async open(config: WorkerConfig): Promise<Session> {
@@ -140,7 +144,7 @@ class Session {
   async warmTogether(): Promise<void> {
     const { waiters, sections, sharedWarmupKey, ttlMs, holdMs } = this.config;
     const signal = AbortSignal.timeout(SHARED_WARMUP_LIMIT_MS);
-    setMaxListeners(waiters * 4 + 10, signal);
+    allowWaitersOn(signal, waiters);
     const warmer = async (): Promise<void> => {
       for (let done = 0; done < sections && !signal.aborted; done++) {
         const lock = await this.locker.acquire(sharedWarmupKey, ttlMs, signal).catch(() => null);
