@@ -50,8 +50,8 @@ async function byHand(semaphore: Semaphore, name: string, withLimit: (limit: num
 
   // Two permits at once, all or none: one of the three is left.
   const pair = await semaphore.acquire(key, 10_000, { permits: 2 });
-  const single = await semaphore.tryAcquire(key, 10_000);
-  assert.ok(single !== null, 'one permit of three is still free');
+  const third = await semaphore.tryAcquire(key, 10_000);
+  assert.ok(third !== null, 'one permit of three is still free');
   // Full now: tryAcquire answers null instead of waiting.
   assert.equal(await semaphore.tryAcquire(key, 10_000), null);
 
@@ -74,14 +74,14 @@ async function byHand(semaphore: Semaphore, name: string, withLimit: (limit: num
     assert.equal(error.expected, LIMIT + 1);
     assert.equal(error.found, LIMIT);
   }
-  await single.release();
+  await third.release();
 }
 
-const single = new Redis(6379);
+const redis = new Redis(6379);
 const nodes = [6379, 6380, 6381, 6382, 6383].map((port) => new Redis(port));
 
 try {
-  const onOne = (limit: number) => new RedisSemaphore(single, { limit });
+  const onOne = (limit: number) => new RedisSemaphore(redis, { limit });
   const mostOnOne = await runJobs(onOne(LIMIT), 'one-node');
   assert.ok(mostOnOne <= LIMIT, `at most ${LIMIT} at once, saw ${mostOnOne}`);
   await byHand(onOne(LIMIT), 'one-node', onOne);
@@ -95,5 +95,5 @@ try {
   console.log(`5 nodes: 10 jobs, at most ${mostOnFive} at once (limit ${LIMIT})`);
 } finally {
   // quit() waits for the requests still on their way; the process then exits by itself.
-  await Promise.all([single.quit(), ...nodes.map((node) => node.quit())]);
+  await Promise.all([redis.quit(), ...nodes.map((node) => node.quit())]);
 }
