@@ -12,6 +12,12 @@ import type { NodeStatus } from '../shared/outcome.js';
  * `diagnosticsChannels.acquire.subscribe((event) => …)`, or by name with
  * `diagnostics_channel.subscribe('quorumlock:acquire', listener)`. Events are
  * built only while a channel has subscribers: unobserved, they cost nothing.
+ *
+ * - `acquire`, `quorumlock:acquire`: an {@link AcquireEvent} per acquire attempt;
+ * - `extend`, `quorumlock:extend`: an {@link ExtendEvent} per extend (`lock.extend()` or using()'s auto-extension);
+ * - `release`, `quorumlock:release`: a {@link ReleaseEvent} per release, when it is decided;
+ * - `releaseSettled`, `quorumlock:release-settled`: a {@link ReleaseSettledEvent} per release, once every node answered;
+ * - `lost`, `quorumlock:lost`: a {@link LostEvent} when a held lock is lost or expires unreleased.
  */
 export const channels = Object.freeze({
   /** `quorumlock:acquire`: one {@link AcquireEvent} per acquire attempt. */

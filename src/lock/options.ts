@@ -209,7 +209,7 @@ export interface ResolvedOptions {
   readonly acquireTimeoutMs: number;
   /** See {@link LockerOptions.retry}. */
   readonly retry: ResolvedRetry;
-  /** Undefined: the default reserve of time (clock/renewalReserve.ts). */
+  /** See {@link LockerOptions.extendAtFraction}; undefined: the default reserve of time it describes. */
   readonly extendAtFraction: number | undefined;
   /** See {@link LockerOptions.fencing}. */
   readonly fencing: boolean;
@@ -223,7 +223,10 @@ export interface ResolvedOptions {
   readonly clock: Clock;
 }
 
-/** The retry policy a locker uses unless `retry` says otherwise (frozen). */
+/**
+ * The retry policy a locker uses unless `retry` says otherwise (frozen):
+ * each field's `@default` in {@link RetryOptions}.
+ */
 export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
   retries: Number.POSITIVE_INFINITY,
   baseDelayMs: 25,
@@ -231,7 +234,11 @@ export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
   factor: 2,
 });
 
-/** Every {@link LockerOptions} default, as a locker resolves them (frozen). */
+/**
+ * Every {@link LockerOptions} default, as a locker resolves them (frozen):
+ * each option's `@default` there. Read it, for instance, to derive a
+ * timeout from `DEFAULT_OPTIONS.nodeTimeoutMs`.
+ */
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   driftFactor: 0.01,
   driftMs: 2,

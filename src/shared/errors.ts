@@ -6,6 +6,8 @@ import { countStatus } from './outcome.js';
  * change between versions, codes do not. Each code has one error class
  * ({@link QuorumLockErrorFor}); {@link isQuorumLockError} checks a code and
  * narrows to that class.
+ *
+ * @enum
  */
 export const ErrorCode = Object.freeze({
   /** {@link InvalidArgumentError}: a bad argument or option, thrown before any request. */

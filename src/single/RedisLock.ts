@@ -10,7 +10,7 @@ export type RedisLockOptions = LockerOptions;
  * A lock on one Redis server (or one Redis Cluster). It is the Redlock
  * algorithm with one node, so it keeps the same validity accounting, typed
  * errors and compare-and-delete release; it only cannot survive that node's
- * failover without losing mutual exclusion (see the README's safety notes).
+ * failover without losing mutual exclusion (see the safety and failover guides).
  */
 export class RedisLock extends QuorumCoordinator {
   /**
