@@ -111,7 +111,12 @@ interface WaitLine {
 
 let nextPortId = 0;
 
-/** How a request the planner failed (`fail-before`, `fail-after`) or a node that is down rejects. */
+/**
+ * How the node rejects a request that was not answered: planned to fail
+ * (`fail-before`, `fail-after`), cut off by restart(), sent while the node is
+ * down, or for something it does not simulate. Lockers count it as that
+ * node's `error` outcome, as they would a client's error.
+ */
 export class InMemoryNodeError extends Error {
   /** @internal The node makes its errors. */
   constructor(node: string, problem: string) {
