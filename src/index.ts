@@ -1,3 +1,12 @@
+/**
+ * Redis distributed locks for Node.js: {@link RedisLock} on one node,
+ * {@link Redlock} over N independent nodes, the counting semaphores
+ * {@link RedisSemaphore} and {@link RedlockSemaphore}, the read-write locks
+ * {@link RedisReadWriteLock} and {@link RedlockReadWriteLock}, with typed
+ * errors ({@link ErrorCode}) and diagnostics channels ({@link diagnosticsChannels}).
+ *
+ * @module quorumlock
+ */
 export { RedisLock, type RedisLockOptions } from './single/index.js';
 export { Redlock, type RedlockOptions } from './redlock/index.js';
 export {
@@ -26,6 +35,8 @@ export {
   type LockerOptions,
   type ReplicaSyncOptions,
   type RetryOptions,
+  type ResolvedOptions,
+  type ResolvedRetry,
   type InspectOptions,
   type TryAcquireOptions,
   type UsingOptions,
@@ -57,6 +68,7 @@ export type { Inspection, ResourceInspection, ResourceState } from './lock/inspe
 export type { RedisClient } from './node/assertClient.js';
 export type { LockClient } from './node/backendFor.js';
 export type { IoredisClient } from './node/adapters/ioredis.js';
+export type { GlideClient } from './node/adapters/glide.js';
 export type { NodeRedisClient } from './node/adapters/nodeRedis.js';
 export type { Clock } from './clock/Clock.js';
 export {

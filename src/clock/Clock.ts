@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
  * from a Clock, never from Date.now(), which jumps with NTP and manual changes.
  */
 export interface Clock {
+  /** Milliseconds since some fixed origin; never decreases. */
   now(): number;
 }
 

@@ -34,10 +34,16 @@ function afterTheTaker(passed: ReleaseResult): Promise<ReleaseResult> {
 const RELEASED = Symbol('released');
 
 /**
- * A held lock. Its validity is counted on the locker's monotonic clock;
- * `signal` aborts when the lock is lost, expires or is released.
+ * A held lock, as acquire(), tryAcquire(), using() and reenter() give it. Its
+ * validity is counted on the locker's monotonic clock; `signal` aborts when
+ * the lock is lost, expires or is released. Release it with release(), or
+ * with `await using`.
  */
 export class Lock {
+  /**
+   * The keys held: the resources as the acquire named them (a string becomes
+   * one entry); for a semaphore's permit, the permit slot's keys.
+   */
   readonly resources: readonly string[];
   /** The random value (128 bits, hex) that marks our keys on every node. */
   readonly value: string;
@@ -110,7 +116,7 @@ export class Lock {
     return this.fencingTokens?.[0];
   }
 
-  /** Monotonic ms (on the locker's clock) until which the lock is valid. */
+  /** Monotonic milliseconds (on the locker's clock, not a wall-clock time) until which the lock is valid. */
   get validUntil(): number {
     return this.#validUntil;
   }
@@ -141,6 +147,9 @@ export class Lock {
    * Runs `routine` so that calls of this lock's locker inside it (and in what
    * it awaits) re-enter this lock instead of waiting for it, as inside
    * using(). Neither extends nor releases the lock: that stays the caller's.
+   *
+   * @param routine - Called with this lock's `signal` and the lock.
+   * @returns What `routine` returns; rejects as it rejects.
    */
   async scope<T>(routine: LockedRoutine<T>): Promise<T> {
     return await runHolding(this.#ops.owner, this, () => routine(this.signal, this));
@@ -151,7 +160,11 @@ export class Lock {
     return Math.max(0, this.#validUntil - this.#ops.clock.now());
   }
 
-  /** Aborts with LockLostError, LockExpiredError or LockReleasedError. */
+  /**
+   * Aborts when the lock ends, with the reason as `signal.reason`:
+   * {@link LockLostError}, {@link LockExpiredError} or {@link LockReleasedError}.
+   * Pass it to the work the lock guards, so that the work stops with the lock.
+   */
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
@@ -169,6 +182,16 @@ export class Lock {
   /**
    * Resets the TTL on a quorum of nodes; validity is counted again from this
    * call's start. Fails without a round trip once the lock has expired here.
+   *
+   * @param ttlMs - The new TTL in milliseconds (a positive integer), counted from now.
+   * @returns This lock, with its new `validUntil`.
+   * @throws {@link LockLostError} when a quorum no longer holds the lock (the lock ends);
+   * {@link LockExpiredError} when its validity ran out before the call;
+   * {@link LockReleasedError} after release();
+   * {@link QuorumUnreachableError} or {@link ValidityExhaustedError} when the
+   * extend did not get a quorum in time (the lock is not ended: it stays
+   * valid until `validUntil`, and may be extended again);
+   * {@link InvalidArgumentError} for a bad `ttlMs`.
    */
   async extend(ttlMs: number): Promise<this> {
     const startedAt = this.#beforeExtend(ttlMs);
@@ -286,6 +309,9 @@ export class Lock {
   /**
    * Deletes our keys on every node. Idempotent: later calls return the first
    * call's result. Releasing an expired lock reports 0 nodes, not an error.
+   *
+   * @returns How many nodes released, as soon as that is decided; never rejects
+   * (node failures are in its `outcomes`, and their keys expire by their TTL).
    */
   release(): Promise<ReleaseResult> {
     if (!this.#release) {

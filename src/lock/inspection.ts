@@ -11,8 +11,11 @@ import type { KeyState } from '../scripts/inspect.js';
  */
 export type ResourceState = 'held' | 'free' | 'contested' | 'unknown';
 
+/** What a quorum of nodes says of one resource, in {@link Inspection.resources}. */
 export interface ResourceInspection {
+  /** The resource, as inspect() was asked. */
   readonly resource: string;
+  /** Held, free, contested or unknown: see {@link ResourceState}. */
   readonly state: ResourceState;
   /** The lock value on a quorum of nodes (a quorum agrees on one holder), else null. */
   readonly holder: string | null;
@@ -31,9 +34,11 @@ export interface ResourceInspection {
 
 /** What locker.inspect() answers: per resource a summary, per node its outcome and readings. */
 export interface Inspection {
+  /** Votes a lock needs: floor(N / 2) + 1 of the locker's N nodes. */
   readonly quorum: number;
   /** Nodes that answered (status `ok`). */
   readonly answered: number;
+  /** One summary per resource, in the order asked. */
   readonly resources: readonly ResourceInspection[];
   /** One per node, in the order of the locker's nodes; `keys` in the order of `resources`. */
   readonly nodes: readonly InspectOutcome[];

@@ -18,16 +18,20 @@ export interface RetryOptions {
    */
   readonly retries?: number;
   /**
-   * Upper bound of the first wait; each later bound is `factor` times larger.
+   * Upper bound of the first wait, in milliseconds; each later bound is
+   * `factor` times larger. Each wait is drawn at random up to its bound.
    * @default 25
    */
   readonly baseDelayMs?: number;
   /**
-   * Largest bound of any wait.
+   * Largest bound of any wait, in milliseconds.
    * @default 400
    */
   readonly maxDelayMs?: number;
-  /** @default 2 */
+  /**
+   * Growth of the bound from one wait to the next (1 keeps it at `baseDelayMs`).
+   * @default 2
+   */
   readonly factor?: number;
 }
 
@@ -37,10 +41,10 @@ export interface RetryOptions {
  * have the write. Sent on the same connection right behind the write.
  */
 export interface ReplicaSyncOptions {
-  /** Replicas of every node that must acknowledge a grant's write (1 or more). */
+  /** Replicas of every node that must acknowledge a grant's write (1 or more). Required. */
   readonly replicas: number;
   /**
-   * How long WAIT may wait for them. A synced request has `nodeTimeoutMs +
+   * How long WAIT may wait for them, in milliseconds. A synced request has `nodeTimeoutMs +
    * timeoutMs + 2 × serverTickMs` to answer, so that a WAIT the server
    * notices late is still reported as a short sync (REPLICA_SYNC), not a
    * silent node.
@@ -48,7 +52,7 @@ export interface ReplicaSyncOptions {
    */
   readonly timeoutMs?: number;
   /**
-   * 1000 / `hz` of the servers: Redis checks WAIT's timeout on its cron
+   * 1000 / `hz` of the servers, in milliseconds: Redis checks WAIT's timeout on its cron
    * tick, so an idle server with `hz 10` answers a WAIT that timed out up to
    * 100 ms late. Set it from your servers' `hz` (CONFIG GET hz); on a busy
    * server WAIT usually ends on time, but only the tick is promised.
@@ -57,37 +61,50 @@ export interface ReplicaSyncOptions {
   readonly serverTickMs?: number;
 }
 
+/**
+ * Options of a locker (RedisLock, Redlock; the semaphore's and read-write
+ * lock's options extend them). Every field is optional; the defaults are in
+ * {@link DEFAULT_OPTIONS}. A bad value throws {@link InvalidArgumentError}
+ * naming the option when the locker is built.
+ */
 export interface LockerOptions {
   /**
-   * Fraction of the TTL by which node clocks may run apart from ours.
+   * Fraction of the TTL by which node clocks may run apart from ours; with
+   * `driftMs`, it is taken off every lock's validity. From 0 to 0.5.
    * @default 0.01
    */
   readonly driftFactor?: number;
   /**
-   * Fixed drift allowance added to `ttlMs * driftFactor`.
+   * Fixed drift allowance in milliseconds, added to `ttlMs * driftFactor`.
    * @default 2
    */
   readonly driftMs?: number;
   /**
-   * Time one node has to answer one request; a later reply never counts.
-   * Keep it well under the TTL. It is also capped at the TTL of each call.
+   * Time one node has to answer one request, in milliseconds (an integer); a
+   * later reply never counts. Keep it well under the TTL. It is also capped
+   * at the TTL of each call.
    * @default 50
    */
   readonly nodeTimeoutMs?: number;
   /**
    * How long acquire() and using() keep trying before they give up with the
-   * last attempt's error. `Infinity` waits until the signal aborts.
+   * last attempt's error, in milliseconds (an integer, or `Infinity`).
+   * `Infinity` waits until the signal aborts; 0 makes one attempt.
    * @default 10000
    */
   readonly acquireTimeoutMs?: number;
-  /** Backoff between acquire attempts. */
+  /**
+   * Backoff between acquire attempts; fields left out keep their defaults
+   * ({@link DEFAULT_RETRY}).
+   * @default DEFAULT_RETRY: `{ retries: Infinity, baseDelayMs: 25, maxDelayMs: 400, factor: 2 }`
+   */
   readonly retry?: RetryOptions;
   /**
    * In using(), the lock is extended once this fraction of its validity has
    * passed, and retried within the rest of it. Unset, the time kept for
    * retries is half the validity up to 3 s, then 3 s, and at least a fifth
    * of the validity (see renewalReserveMs): 0.5 for locks of up to ~6 s,
-   * ~0.7 for 10 s, 0.8 from 15 s on.
+   * ~0.7 for 10 s, 0.8 from 15 s on. From 0.05 to 0.95.
    * @default undefined
    */
   readonly extendAtFraction?: number;
@@ -130,49 +147,86 @@ export interface LockerOptions {
   readonly clock?: Clock;
 }
 
+/** Options of one acquire() call. */
 export interface AcquireOptions {
-  /** Aborting stops waiting; the call rejects with AbortedError. */
+  /**
+   * Aborting stops waiting; the call rejects with {@link AbortedError}.
+   * @default undefined (no signal)
+   */
   readonly signal?: AbortSignal;
-  /** Overrides the locker's `acquireTimeoutMs` for this call. */
+  /**
+   * Overrides the locker's `acquireTimeoutMs` for this call, in milliseconds.
+   * @default the locker's `acquireTimeoutMs`
+   */
   readonly acquireTimeoutMs?: number;
-  /** Overrides fields of the locker's `retry` for this call. */
+  /**
+   * Overrides fields of the locker's `retry` for this call.
+   * @default the locker's `retry`
+   */
   readonly retry?: RetryOptions;
 }
 
+/** Options of one tryAcquire() call. */
 export interface TryAcquireOptions {
+  /**
+   * Aborting stops the attempt (its wait for a node's first connection);
+   * the call rejects with {@link AbortedError}.
+   * @default undefined (no signal)
+   */
   readonly signal?: AbortSignal;
 }
 
+/** Options of using(): those of acquire(), which it calls first. */
 export type UsingOptions = AcquireOptions;
 
 /** For inspect(): `signal` stops the wait for a node's first connection. */
 export type InspectOptions = TryAcquireOptions;
 
+/** {@link RetryOptions} with every field set. */
 export interface ResolvedRetry {
+  /** See {@link RetryOptions.retries}. */
   readonly retries: number;
+  /** See {@link RetryOptions.baseDelayMs}. */
   readonly baseDelayMs: number;
+  /** See {@link RetryOptions.maxDelayMs}. */
   readonly maxDelayMs: number;
+  /** See {@link RetryOptions.factor}. */
   readonly factor: number;
 }
 
 /** As the node requests take it (node/replicaSync.ts). */
 export type ResolvedReplicaSync = ReplicaSync;
 
+/** {@link LockerOptions} with every field set, as a locker runs with them. */
 export interface ResolvedOptions {
+  /** See {@link LockerOptions.driftFactor}. */
   readonly driftFactor: number;
+  /** See {@link LockerOptions.driftMs}. */
   readonly driftMs: number;
+  /** See {@link LockerOptions.nodeTimeoutMs}. */
   readonly nodeTimeoutMs: number;
+  /** See {@link LockerOptions.acquireTimeoutMs}. */
   readonly acquireTimeoutMs: number;
+  /** See {@link LockerOptions.retry}. */
   readonly retry: ResolvedRetry;
-  /** Undefined: the default reserve of time (clock/renewalReserve.ts). */
+  /** See {@link LockerOptions.extendAtFraction}; undefined: the default reserve of time it describes. */
   readonly extendAtFraction: number | undefined;
+  /** See {@link LockerOptions.fencing}. */
   readonly fencing: boolean;
+  /** See {@link LockerOptions.wakeUp}. */
   readonly wakeUp: boolean;
+  /** See {@link LockerOptions.reentrant}. */
   readonly reentrant: boolean;
+  /** See {@link LockerOptions.syncReplicas}; undefined when off. */
   readonly syncReplicas: ResolvedReplicaSync | undefined;
+  /** See {@link LockerOptions.clock}. */
   readonly clock: Clock;
 }
 
+/**
+ * The retry policy a locker uses unless `retry` says otherwise (frozen):
+ * each field's `@default` in {@link RetryOptions}.
+ */
 export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
   retries: Number.POSITIVE_INFINITY,
   baseDelayMs: 25,
@@ -180,6 +234,11 @@ export const DEFAULT_RETRY: ResolvedRetry = Object.freeze({
   factor: 2,
 });
 
+/**
+ * Every {@link LockerOptions} default, as a locker resolves them (frozen):
+ * each option's `@default` there. Read it, for instance, to derive a
+ * timeout from `DEFAULT_OPTIONS.nodeTimeoutMs`.
+ */
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
   driftFactor: 0.01,
   driftMs: 2,

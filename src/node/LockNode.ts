@@ -11,6 +11,7 @@ import { LateDeletes } from './LateDeletes.js';
 import { LateWrites } from './LateWrites.js';
 import { type ConnectWait, RequestDeadline } from './RequestDeadline.js';
 
+/** One node's answer to a release: a {@link NodeOutcome} with the keys it deleted. */
 export interface ReleaseOutcome extends NodeOutcome {
   /** Keys deleted on this node (0 for expired, foreign, error or timeout). */
   readonly released: number;
@@ -198,6 +199,7 @@ export function verifyRequest(keys: readonly string[], value: string): NodeReque
   };
 }
 
+/** One node's answer to inspect(): a {@link NodeOutcome} with what it stores. */
 export interface InspectOutcome extends NodeOutcome {
   /** With status `ok`: each resource as this node stores it, in the order asked. */
   readonly keys?: readonly KeyState[];

@@ -5,6 +5,7 @@ import { backendFor, isLockClient, type LockClient } from '../node/backendFor.js
 import { LockNode } from '../node/LockNode.js';
 import { QuorumCoordinator } from './QuorumCoordinator.js';
 
+/** Options of Redlock: a locker's options ({@link LockerOptions}). */
 export type RedlockOptions = LockerOptions;
 
 /**
@@ -13,6 +14,14 @@ export type RedlockOptions = LockerOptions;
  * is left after the round trips and the clock-drift allowance.
  */
 export class Redlock extends QuorumCoordinator {
+  /**
+   * @param clients - One client per independent node (ioredis, node-redis,
+   * Valkey GLIDE or InMemoryNode, mixed as you like); N nodes need
+   * floor(N / 2) + 1 votes.
+   * @param options - Drift, timeouts, retry, fencing, wake-up, reentrancy, replica sync, clock.
+   * @throws {@link InvalidArgumentError} for an empty array, a client given
+   * twice, a value that is no client quorumlock knows, or a bad option.
+   */
   constructor(clients: readonly LockClient[], options?: RedlockOptions) {
     const settings = resolveLockerOptions(options);
     super(toNodes(clients, settings.clock), settings);

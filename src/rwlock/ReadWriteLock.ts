@@ -31,6 +31,12 @@ export abstract class ReadWriteLock {
    * (default: the write lock's TTL) from this call's start. The write lock's
    * handle ends (released). Rejects like an extend: LockLostError when a
    * quorum no longer holds the write lock.
+   *
+   * @param writeLock - A write lock of this read-write lock, held.
+   * @param ttlMs - The read lock's TTL in milliseconds.
+   * @returns The read lock, with the write lock's value.
+   * @throws {@link LockLostError}, {@link LockExpiredError}, {@link QuorumUnreachableError}
+   * or {@link ValidityExhaustedError}, as {@link Lock.extend}.
    */
   async downgrade(writeLock: Lock, ttlMs: number = writeLock.ttlMs): Promise<Lock> {
     const reader = await this.read.takeOverFrom(writeLock, ttlMs);
@@ -40,7 +46,13 @@ export abstract class ReadWriteLock {
     return reader;
   }
 
-  /** Always refused: two readers upgrading at once would wait for each other. Release, then acquire the write lock. */
+  /**
+   * Always refused: two readers upgrading at once would wait for each other.
+   * Release, then acquire the write lock.
+   *
+   * @param readLock - A read lock of this read-write lock.
+   * @returns A promise that rejects with {@link UpgradeRefusedError}.
+   */
   upgrade(readLock: Lock): Promise<never> {
     return Promise.reject(new UpgradeRefusedError(resourceOfKeys(readLock.resources)));
   }

@@ -18,34 +18,73 @@ import { readWriteKeys } from './readWriteKeys.js';
 export class ReadWriteSide extends QuorumCoordinator {
   #refuseWithin: ReadWriteSide | undefined;
 
+  /** @internal A read-write lock makes its two sides; users get them as `read` and `write`. */
   constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests: PrimitiveRequests) {
     super(nodes, settings, requests);
   }
 
-  /** The side whose holders this side refuses (UpgradeRefusedError). Set once, by the read-write lock. */
+  /** @internal The side whose holders this side refuses (UpgradeRefusedError). Set once, by the read-write lock. */
   refuseHoldersOf(side: ReadWriteSide): void {
     this.#refuseWithin = side;
   }
 
+  /**
+   * Waits per the retry policy until this side's lock of `resource` is ours:
+   * a read lock beside other readers, or the write lock alone.
+   *
+   * @param resource - The resource's name: one non-empty string.
+   * @param ttlMs - How long the lock is held unless extended, in milliseconds (a positive integer).
+   * @param options - `signal`, `acquireTimeoutMs`, `retry` for this call.
+   * @returns The held {@link Lock}.
+   * @throws {@link LockHeldError} when the other side (or another writer) held it
+   * until the acquire timeout; {@link UpgradeRefusedError} when a reader's
+   * routine asks for the write lock of what it reads;
+   * {@link QuorumUnreachableError}, {@link ValidityExhaustedError} as the mutex's acquire;
+   * {@link AbortedError} when `options.signal` aborts; {@link InvalidArgumentError} for a bad argument.
+   */
   override async acquire(resource: string, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     return super.acquire(this.#keys(resource), ttlMs, options);
   }
 
+  /**
+   * One attempt at this side's lock of `resource`.
+   *
+   * @param resource - The resource's name: one non-empty string.
+   * @param ttlMs - How long the lock is held unless extended, in milliseconds.
+   * @param options - `signal`.
+   * @returns The held {@link Lock}, or null when the resource is held against this side.
+   * @throws As acquire(), except that a held resource resolves to null.
+   */
   override async tryAcquire(resource: string, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
     return super.tryAcquire(this.#keys(resource), ttlMs, options);
   }
 
-  /** Acquires, runs `routine` while extending the lock in the background (its nested calls of this side re-enter it), then releases. */
+  /**
+   * Acquires, runs `routine` while extending the lock in the background (its
+   * nested calls of this side re-enter it), then releases. Resolves or
+   * rejects as the routine does.
+   *
+   * @param resource - The resource's name: one non-empty string.
+   * @param ttlMs - The lock's TTL in milliseconds; the auto-extension renews it.
+   * @param routine - Called with the lock's `signal` (aborts when the lock is lost) and the lock.
+   * @param options - As for acquire().
+   * @throws As acquire(); then what `routine` throws.
+   */
   override async using<T>(resource: string, ttlMs: number, routine: LockedRoutine<T>, options?: UsingOptions): Promise<T> {
     assertFunction(routine, 'routine');
     return holdWhile(await this.acquire(resource, ttlMs, options), routine, this.settings);
   }
 
+  /**
+   * Not offered: a read-write lock cannot be re-entered by its value.
+   *
+   * @returns A promise that rejects with {@link InvalidArgumentError}.
+   */
   override reenter(): Promise<Lock> {
     return Promise.reject(new InvalidArgumentError('resources', 'a read-write lock cannot be re-entered by its value'));
   }
 
-  /** A handle of this side for `keys`, which the nodes already hold with `value` (see ReadWriteLock.downgrade). */
+  /** @internal A handle of this side for `keys`, which the nodes already hold with `value` (see ReadWriteLock.downgrade). */
   takeOverFrom(lock: Lock, ttlMs: number): Promise<Lock> {
     return this.takeOver(lock.resources, lock.value, ttlMs, lock.remainingMs());
   }

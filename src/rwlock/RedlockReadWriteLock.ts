@@ -10,6 +10,12 @@ import { ReadWriteLock } from './ReadWriteLock.js';
  * either a writer's key or live readers, never both.
  */
 export class RedlockReadWriteLock extends ReadWriteLock {
+  /**
+   * @param clients - One client per independent node (not replicas of each other).
+   * @param options - A locker's options, and `writerClaimMs`.
+   * @throws {@link InvalidArgumentError} for an empty array, a client given
+   * twice, a client quorumlock does not know, or a bad option.
+   */
   constructor(clients: readonly RedisClient[], options?: ReadWriteLockOptions) {
     const resolved = resolveReadWriteOptions(options);
     super(toNodes(clients, resolved.settings.clock), resolved);

@@ -3,12 +3,14 @@ import { describe } from '../shared/describe.js';
 import { type LockerOptions, type ResolvedOptions, resolveLockerOptions } from '../lock/options.js';
 import { assertInteger, MAX_TTL_MS } from '../lock/validate.js';
 
+/** Options of RedisReadWriteLock and RedlockReadWriteLock: a locker's options, and `writerClaimMs`. */
 export interface ReadWriteLockOptions extends LockerOptions {
   /**
    * How long a waiting writer's claim holds new readers back after its last
-   * attempt: each attempt renews it, so a live writer keeps it for as long
-   * as it waits, and a dead one blocks readers for this long at most. Keep
-   * it above the retry policy's `maxDelayMs`. @default 1000
+   * attempt, in milliseconds: each attempt renews it, so a live writer keeps
+   * it for as long as it waits, and a dead one blocks readers for this long
+   * at most. Keep it above the retry policy's `maxDelayMs`.
+   * @default 1000
    */
   readonly writerClaimMs?: number;
   /**

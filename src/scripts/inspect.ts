@@ -7,6 +7,7 @@ export const inspectScript = new LuaScript('inspect', source);
 
 /** One resource as one node stores it, read without changing it. */
 export interface KeyState {
+  /** The resource, as inspect() was asked. */
   readonly resource: string;
   /** The holder's lock value (without a waiter's mark), or null when the key is absent. */
   readonly value: string | null;

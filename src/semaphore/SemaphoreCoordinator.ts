@@ -32,24 +32,59 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     this.limit = limit;
   }
 
-  /** Waits per the retry policy until `permits` (default 1) of the resource's permits are ours. */
+  /**
+   * Waits per the retry policy until `permits` (default 1) of the resource's
+   * permits are ours.
+   *
+   * @param resource - The semaphore's name: one string (a permit is not taken on several resources).
+   * @param ttlMs - How long the permits are held unless extended, in milliseconds (a positive integer).
+   * @param options - The acquire options, and `permits`.
+   * @returns The permits as one {@link Lock}: extend and release them through it.
+   * @throws {@link LockHeldError} when too few permits were free until the acquire timeout;
+   * {@link LimitMismatchError} when the nodes hold another limit for the resource;
+   * {@link QuorumUnreachableError}, {@link ValidityExhaustedError} as the mutex's acquire;
+   * {@link AbortedError} when `options.signal` aborts;
+   * {@link InvalidArgumentError} for a bad argument (`permits` above the limit).
+   */
   override async acquire(resource: string, ttlMs: number, options?: SemaphoreAcquireOptions): Promise<Lock> {
     const { permits, rest } = takePermits(options, this.limit);
     return super.acquire(this.#asked(resource, permits), ttlMs, rest);
   }
 
-  /** One attempt over the free slots; resolves to null when too few permits are free. */
+  /**
+   * One attempt over the free slots; resolves to null when too few permits are free.
+   *
+   * @param resource - The semaphore's name.
+   * @param ttlMs - How long the permits are held unless extended, in milliseconds.
+   * @param options - `signal`, and `permits`.
+   * @returns The permits as one {@link Lock}, or null.
+   * @throws As acquire(), except that a held semaphore resolves to null.
+   */
   override async tryAcquire(resource: string, ttlMs: number, options?: SemaphoreTryAcquireOptions): Promise<Lock | null> {
     const { permits, rest } = takePermits(options, this.limit);
     return super.tryAcquire(this.#asked(resource, permits), ttlMs, rest);
   }
 
-  /** Acquires, runs `routine` while extending the permits in the background, then releases them. */
+  /**
+   * Acquires, runs `routine` while extending the permits in the background,
+   * then releases them. Resolves or rejects as the routine does.
+   *
+   * @param resource - The semaphore's name.
+   * @param ttlMs - The permits' TTL in milliseconds; the auto-extension renews it.
+   * @param routine - Called with the lock's `signal` (aborts when the permits are lost) and the lock.
+   * @param options - As for acquire().
+   * @throws As acquire(); then what `routine` throws.
+   */
   override async using<T>(resource: string, ttlMs: number, routine: LockedRoutine<T>, options?: SemaphoreAcquireOptions): Promise<T> {
     assertFunction(routine, 'routine');
     return holdWhile(await this.acquire(resource, ttlMs, options), routine, this.settings);
   }
 
+  /**
+   * Not offered: a semaphore permit cannot be re-entered by its value.
+   *
+   * @returns A promise that rejects with {@link InvalidArgumentError}.
+   */
   override reenter(): Promise<Lock> {
     return Promise.reject(new InvalidArgumentError('resources', 'a semaphore permit cannot be re-entered by its value'));
   }

@@ -6,8 +6,16 @@ import { describe } from '../shared/describe.js';
 /** The largest limit: an acquire may try every slot, each a vote. */
 export const MAX_LIMIT = 1024;
 
+/**
+ * Options of RedisSemaphore and RedlockSemaphore: a locker's options with the
+ * `limit`; `fencing` and `reentrant` are not offered (true is refused).
+ */
 export interface SemaphoreOptions extends LockerOptions {
-  /** How many permits of a resource may be held at once. Required. */
+  /**
+   * How many permits of a resource may be held at once, from 1 to 1024.
+   * Required; every process must state the same limit for a resource
+   * (another one is refused with {@link LimitMismatchError}).
+   */
   readonly limit: number;
   /** Not offered: a fencing token belongs to one holder of one resource. */
   readonly fencing?: false;
@@ -21,7 +29,9 @@ export interface PermitOptions {
   readonly permits?: number;
 }
 
+/** Options of a semaphore's acquire() and using(): those of the mutex, and `permits`. */
 export type SemaphoreAcquireOptions = AcquireOptions & PermitOptions;
+/** Options of a semaphore's tryAcquire(): `signal`, and `permits`. */
 export type SemaphoreTryAcquireOptions = TryAcquireOptions & PermitOptions;
 
 export interface ResolvedSemaphoreOptions {

@@ -2,31 +2,57 @@ import type { NodeOutcome } from './outcome.js';
 import { countStatus } from './outcome.js';
 
 /**
- * Stable error codes. Branch on `error.code`, never on messages.
+ * Stable error codes. Branch on `error.code`, never on messages: messages may
+ * change between versions, codes do not. Each code has one error class
+ * ({@link QuorumLockErrorFor}); {@link isQuorumLockError} checks a code and
+ * narrows to that class.
+ *
+ * @enum
  */
 export const ErrorCode = Object.freeze({
+  /** {@link InvalidArgumentError}: a bad argument or option, thrown before any request. */
   INVALID_ARGUMENT: 'QUORUMLOCK_INVALID_ARGUMENT',
+  /** {@link LockHeldError}: another holder has the resource. */
   LOCK_HELD: 'QUORUMLOCK_LOCK_HELD',
+  /** {@link QuorumUnreachableError}: too many nodes failed or timed out for a quorum. */
   QUORUM_UNREACHABLE: 'QUORUMLOCK_QUORUM_UNREACHABLE',
+  /** {@link ValidityExhaustedError}: a quorum agreed, but no validity was left. */
   VALIDITY_EXHAUSTED: 'QUORUMLOCK_VALIDITY_EXHAUSTED',
+  /** {@link LockLostError}: the nodes no longer hold the lock's value. */
   LOCK_LOST: 'QUORUMLOCK_LOCK_LOST',
+  /** {@link LockExpiredError}: the lock's validity ran out before an extend. */
   LOCK_EXPIRED: 'QUORUMLOCK_LOCK_EXPIRED',
+  /** {@link LockReleasedError}: the reason of a released lock's signal. */
   LOCK_RELEASED: 'QUORUMLOCK_LOCK_RELEASED',
+  /** {@link AbortedError}: the caller's AbortSignal fired. */
   ABORTED: 'QUORUMLOCK_ABORTED',
+  /** {@link OverlappingHoldError}: a nested call asked for resources that overlap the held ones. */
   OVERLAPPING_HOLD: 'QUORUMLOCK_OVERLAPPING_HOLD',
+  /** {@link NodeTimeoutError}: one node did not answer within `nodeTimeoutMs` (a node's cause in `outcomes`). */
   NODE_TIMEOUT: 'QUORUMLOCK_NODE_TIMEOUT',
+  /** {@link NodeConnectionError}: one node's client could not connect (a node's cause in `outcomes`). */
   NODE_CONNECTION: 'QUORUMLOCK_NODE_CONNECTION',
+  /** {@link ReplicaSyncError}: too few replicas confirmed a write under `syncReplicas` (a node's cause in `outcomes`). */
   REPLICA_SYNC: 'QUORUMLOCK_REPLICA_SYNC',
+  /** {@link LimitMismatchError}: a semaphore's `limit` differs from the one the nodes hold. */
   LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
+  /** {@link UpgradeRefusedError}: a reader asked for the write lock of what it reads. */
   UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
 } as const);
 
+/** One of the {@link ErrorCode} values, as `error.code` carries it: `'QUORUMLOCK_LOCK_HELD'` and so on. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** Base class of every error quorumlock throws or aborts a signal with. */
+/**
+ * Base class of every error quorumlock throws or aborts a signal with. Branch
+ * on `code` (or use {@link isQuorumLockError}); `cause`, where set, is the
+ * underlying error.
+ */
 export class QuorumLockError extends Error {
+  /** The stable code of this error's class, one of {@link ErrorCode}. */
   readonly code: ErrorCode;
 
+  /** @internal The library makes its errors; each subclass passes its own code. */
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'QuorumLockError';
@@ -36,9 +62,12 @@ export class QuorumLockError extends Error {
 
 /** A bad argument or option; `argument` names it (`ttlMs`, `resources[1]`, `options.driftFactor`). */
 export class InvalidArgumentError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_INVALID_ARGUMENT'` ({@link ErrorCode}.INVALID_ARGUMENT). */
   declare readonly code: typeof ErrorCode.INVALID_ARGUMENT;
+  /** The argument or option at fault, as the caller wrote it: `ttlMs`, `resources[1]`, `options.retry.factor`. */
   readonly argument: string;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(argument: string, problem: string) {
     super(ErrorCode.INVALID_ARGUMENT, `Invalid ${argument}: ${problem}`);
     this.name = 'InvalidArgumentError';
@@ -48,10 +77,13 @@ export class InvalidArgumentError extends QuorumLockError {
 
 /** Fields shared by errors that come from a vote among nodes. */
 interface VoteDetails {
+  /** The resources asked for. */
   readonly resources: readonly string[];
   /** Nodes configured (not only those that answered). */
   readonly nodeCount: number;
+  /** Votes needed: floor(nodeCount / 2) + 1. */
   readonly quorum: number;
+  /** Each node's answer to the attempt. */
   readonly outcomes: readonly NodeOutcome[];
 }
 
@@ -59,15 +91,24 @@ function describeVote(details: VoteDetails): string {
   return `${countStatus(details.outcomes, 'ok')} of ${details.nodeCount} nodes agreed, quorum is ${details.quorum}`;
 }
 
-/** Another holder has the resource on enough nodes that a quorum is impossible. */
+/**
+ * Another holder has the resource on enough nodes that a quorum is impossible.
+ * acquire() rejects with it once its retries or `acquireTimeoutMs` are used
+ * up; tryAcquire() resolves to null instead. Wait longer, or give up.
+ */
 export class LockHeldError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_LOCK_HELD'` ({@link ErrorCode}.LOCK_HELD). */
   declare readonly code: typeof ErrorCode.LOCK_HELD;
+  /** The resources asked for. */
   readonly resources: readonly string[];
+  /** Votes needed: floor(N / 2) + 1 of the N nodes configured. */
   readonly quorum: number;
+  /** Each node's answer to the last attempt (`held` where another value holds a key). */
   readonly outcomes: readonly NodeOutcome[];
   /** Nodes on which another value holds the resource. */
   readonly heldOnNodes: number;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(details: VoteDetails) {
     const heldOnNodes = countStatus(details.outcomes, 'held');
     super(
@@ -82,13 +123,22 @@ export class LockHeldError extends QuorumLockError {
   }
 }
 
-/** Too many nodes failed or timed out for a quorum; `outcomes` has each node's cause. */
+/**
+ * Too many nodes failed or timed out for a quorum; `outcomes` has each node's
+ * cause ({@link NodeTimeoutError}, {@link NodeConnectionError},
+ * {@link ReplicaSyncError} or the client's error), and `cause` is the first.
+ */
 export class QuorumUnreachableError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_QUORUM_UNREACHABLE'` ({@link ErrorCode}.QUORUM_UNREACHABLE). */
   declare readonly code: typeof ErrorCode.QUORUM_UNREACHABLE;
+  /** The resources asked for. */
   readonly resources: readonly string[];
+  /** Votes needed: floor(N / 2) + 1 of the N nodes configured. */
   readonly quorum: number;
+  /** Each node's answer (`error` and `timeout` carry their `error`). */
   readonly outcomes: readonly NodeOutcome[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(details: VoteDetails) {
     const failed = details.outcomes.filter((o) => o.status === 'error' || o.status === 'timeout');
     const causes = failed.map(describeFailure).join('; ');
@@ -104,13 +154,22 @@ export class QuorumUnreachableError extends QuorumLockError {
   }
 }
 
-/** A quorum agreed, but the round trips took so long that no validity was left. */
+/**
+ * A quorum agreed to an acquire or an extend, but the round trips took so long
+ * that no validity was left; an acquire's keys are released again. Use a
+ * longer TTL, or look at what slows the nodes (the `ms` of each outcome).
+ */
 export class ValidityExhaustedError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_VALIDITY_EXHAUSTED'` ({@link ErrorCode}.VALIDITY_EXHAUSTED). */
   declare readonly code: typeof ErrorCode.VALIDITY_EXHAUSTED;
+  /** The resources asked for. */
   readonly resources: readonly string[];
+  /** Validity left when the quorum was reached, in milliseconds: 0 or less. */
   readonly validityMs: number;
+  /** Each node's answer. */
   readonly outcomes: readonly NodeOutcome[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resources: readonly string[], validityMs: number, outcomes: readonly NodeOutcome[]) {
     super(
       ErrorCode.VALIDITY_EXHAUSTED,
@@ -123,12 +182,20 @@ export class ValidityExhaustedError extends QuorumLockError {
   }
 }
 
-/** The lock is no longer ours: a quorum of nodes no longer holds its value. */
+/**
+ * The lock is no longer ours: a quorum of nodes no longer holds its value (it
+ * expired there, or another holder took it). extend() and reenter() reject
+ * with it, and a lock's `signal` aborts with it. Stop the work the lock guarded.
+ */
 export class LockLostError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_LOCK_LOST'` ({@link ErrorCode}.LOCK_LOST). */
   declare readonly code: typeof ErrorCode.LOCK_LOST;
+  /** The lock's resources. */
   readonly resources: readonly string[];
+  /** Each node's answer to the extend or check that found the lock gone. */
   readonly outcomes: readonly NodeOutcome[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resources: readonly string[], outcomes: readonly NodeOutcome[], cause?: unknown) {
     super(ErrorCode.LOCK_LOST, `Lock on ${formatResources(resources)} was lost`, { cause });
     this.name = 'LockLostError';
@@ -137,11 +204,18 @@ export class LockLostError extends QuorumLockError {
   }
 }
 
-/** The lock's validity ran out on the library's clock before it was extended. */
+/**
+ * The lock's validity ran out on the library's clock before it was extended:
+ * extend() rejects with it without a round trip, and the lock's `signal`
+ * aborts with it.
+ */
 export class LockExpiredError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_LOCK_EXPIRED'` ({@link ErrorCode}.LOCK_EXPIRED). */
   declare readonly code: typeof ErrorCode.LOCK_EXPIRED;
+  /** The lock's resources. */
   readonly resources: readonly string[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resources: readonly string[]) {
     super(ErrorCode.LOCK_EXPIRED, `Lock on ${formatResources(resources)} has expired`);
     this.name = 'LockExpiredError';
@@ -149,11 +223,17 @@ export class LockExpiredError extends QuorumLockError {
   }
 }
 
-/** The reason a lock's signal aborts once the lock was released. */
+/**
+ * The reason a lock's signal aborts once the lock was released; extend() of a
+ * released lock rejects with it.
+ */
 export class LockReleasedError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_LOCK_RELEASED'` ({@link ErrorCode}.LOCK_RELEASED). */
   declare readonly code: typeof ErrorCode.LOCK_RELEASED;
+  /** The lock's resources. */
   readonly resources: readonly string[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resources: readonly string[]) {
     super(ErrorCode.LOCK_RELEASED, `Lock on ${formatResources(resources)} was released`);
     this.name = 'LockReleasedError';
@@ -161,9 +241,11 @@ export class LockReleasedError extends QuorumLockError {
   }
 }
 
-/** The caller's AbortSignal fired; `cause` is the signal's reason. */
+/** The caller's AbortSignal fired; `cause` is the signal's reason. Nothing stays held. */
 export class AbortedError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_ABORTED'` ({@link ErrorCode}.ABORTED). */
   declare readonly code: typeof ErrorCode.ABORTED;
+  /** @internal Thrown by the library, not made by users. */
   constructor(reason: unknown) {
     super(ErrorCode.ABORTED, 'The operation was aborted', { cause: reason });
     this.name = 'AbortedError';
@@ -178,10 +260,14 @@ export class AbortedError extends QuorumLockError {
  * call instead. `heldResources` are the enclosing lock's.
  */
 export class OverlappingHoldError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_OVERLAPPING_HOLD'` ({@link ErrorCode}.OVERLAPPING_HOLD). */
   declare readonly code: typeof ErrorCode.OVERLAPPING_HOLD;
+  /** The resources the nested call asked for. */
   readonly resources: readonly string[];
+  /** The resources the enclosing lock holds. */
   readonly heldResources: readonly string[];
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resources: readonly string[], heldResources: readonly string[]) {
     super(
       ErrorCode.OVERLAPPING_HOLD,
@@ -194,12 +280,20 @@ export class OverlappingHoldError extends QuorumLockError {
   }
 }
 
-/** One node gave no reply within the node timeout. */
+/**
+ * One node gave no reply within the node timeout. Found as a node's `error` in
+ * the `outcomes` of another error, not thrown by itself; the request may still
+ * have been applied on that node.
+ */
 export class NodeTimeoutError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_NODE_TIMEOUT'` ({@link ErrorCode}.NODE_TIMEOUT). */
   declare readonly code: typeof ErrorCode.NODE_TIMEOUT;
+  /** The node's label: `host:port`, or the name given for it. */
   readonly node: string;
+  /** The time the node had, in milliseconds. */
   readonly timeoutMs: number;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(node: string, timeoutMs: number) {
     super(ErrorCode.NODE_TIMEOUT, `${node} did not reply within ${timeoutMs} ms`);
     this.name = 'NodeTimeoutError';
@@ -214,9 +308,12 @@ export class NodeTimeoutError extends QuorumLockError {
  * the client's error. Not a timeout: a node still connecting is waited for.
  */
 export class NodeConnectionError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_NODE_CONNECTION'` ({@link ErrorCode}.NODE_CONNECTION). */
   declare readonly code: typeof ErrorCode.NODE_CONNECTION;
+  /** The node's label: `host:port`, or the name given for it. */
   readonly node: string;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(node: string, cause: Error) {
     super(ErrorCode.NODE_CONNECTION, `${node} cannot be reached: ${connectionProblem(cause)}`, { cause });
     this.name = 'NodeConnectionError';
@@ -228,15 +325,19 @@ export class NodeConnectionError extends QuorumLockError {
  * One node took the lock, but fewer of its replicas than `syncReplicas`
  * asks for confirmed the write (Redis WAIT) within its timeout, so that
  * node's grant did not count as a vote: a failover to a replica that lacks
- * the key would hand the lock to someone else.
+ * the key would hand the lock to someone else. Found as a node's `error` in
+ * the `outcomes` of another error.
  */
 export class ReplicaSyncError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_REPLICA_SYNC'` ({@link ErrorCode}.REPLICA_SYNC). */
   declare readonly code: typeof ErrorCode.REPLICA_SYNC;
+  /** The node's label: `host:port`, or the name given for it. */
   readonly node: string;
   /** Replicas that acknowledged the write. */
   readonly acknowledged: number;
   /** Replicas that had to. */
   readonly required: number;
+  /** WAIT's timeout, in milliseconds (`syncReplicas.timeoutMs`). */
   readonly timeoutMs: number;
   /**
    * The client reconnected between the write and WAIT's reply: WAIT ran on
@@ -250,6 +351,7 @@ export class ReplicaSyncError extends QuorumLockError {
    */
   readonly waitedMs: number | undefined;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(node: string, acknowledged: number, required: number, timeoutMs: number, connectionChanged = false, waitedMs?: number) {
     const waited = waitedMs === undefined ? '' : ` (WAIT answered after ${waitedMs} ms)`;
     super(
@@ -273,7 +375,9 @@ export class ReplicaSyncError extends QuorumLockError {
  * the resource, whose holders counted on theirs: refused, never changed.
  */
 export class LimitMismatchError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_LIMIT_MISMATCH'` ({@link ErrorCode}.LIMIT_MISMATCH). */
   declare readonly code: typeof ErrorCode.LIMIT_MISMATCH;
+  /** The semaphore's resource. */
   readonly resource: string;
   /** The limit this call stated. */
   readonly expected: number;
@@ -282,6 +386,7 @@ export class LimitMismatchError extends QuorumLockError {
   /** The node that holds `found`. */
   readonly node: string;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resource: string, expected: number, found: number, node: string) {
     super(ErrorCode.LIMIT_MISMATCH, `"${resource}" has limit ${found} on ${node}, not ${expected}: holders counted on ${found}`);
     this.name = 'LimitMismatchError';
@@ -297,9 +402,12 @@ export class LimitMismatchError extends QuorumLockError {
  * doing so would each wait for the other to leave: refused at once instead.
  */
 export class UpgradeRefusedError extends QuorumLockError {
+  /** Always `'QUORUMLOCK_UPGRADE_REFUSED'` ({@link ErrorCode}.UPGRADE_REFUSED). */
   declare readonly code: typeof ErrorCode.UPGRADE_REFUSED;
+  /** The resource read and asked to be written. */
   readonly resource: string;
 
+  /** @internal Thrown by the library, not made by users. */
   constructor(resource: string) {
     super(ErrorCode.UPGRADE_REFUSED, `"${resource}": a reader cannot upgrade to the write lock; release the read lock, then acquire the write lock`);
     this.name = 'UpgradeRefusedError';
@@ -343,15 +451,35 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.UPGRADE_REFUSED]: UpgradeRefusedError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
-/** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */
-export type QuorumLockErrorFor<C extends ErrorCode> = InstanceType<(typeof ERROR_CLASSES)[C]>;
+/**
+ * The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>`
+ * is {@link LockHeldError}; for a union of codes, the union of their classes.
+ */
+export type QuorumLockErrorFor<C extends ErrorCode> = ErrorOfCode[C];
+
+// A mapped type, not InstanceType<…> in the alias itself: TypeScript then
+// keeps the alias's name in signatures (and the reference shows it).
+type ErrorOfCode = { readonly [C in ErrorCode]: InstanceType<(typeof ERROR_CLASSES)[C]> };
 
 /**
  * True for any error quorumlock made; with a code (or a union of codes in
  * TypeScript), true only for that code, and narrows to its class, so
  * `isQuorumLockError(error, ErrorCode.LOCK_HELD) && error.heldOnNodes` compiles.
+ *
+ * @param error - Any value, typically what a `catch` caught.
+ * @returns Whether `error` is a {@link QuorumLockError}.
  */
 export function isQuorumLockError(error: unknown): error is QuorumLockError;
+/**
+ * True when `error` is quorumlock's error with `code`, and narrows it to that
+ * code's class ({@link QuorumLockErrorFor}).
+ *
+ * @param error - Any value, typically what a `catch` caught.
+ * @param code - One of {@link ErrorCode}'s values.
+ * @returns Whether `error` is the error class of `code`.
+ * @throws {@link InvalidArgumentError} when `code` is not one of {@link ErrorCode}'s values,
+ * which would otherwise make the check false forever.
+ */
 export function isQuorumLockError<C extends ErrorCode>(error: unknown, code: C): error is QuorumLockErrorFor<C>;
 export function isQuorumLockError(error: unknown, code?: ErrorCode): boolean {
   if (code === undefined) return error instanceof QuorumLockError;

@@ -64,6 +64,7 @@ export interface SettledRelease {
   readonly released: number;
   /** Nodes asked. */
   readonly nodes: number;
+  /** Each node's answer, in the order they came. */
   readonly outcomes: readonly ReleaseNodeOutcome[];
 }
 
@@ -76,6 +77,7 @@ export interface SettledRelease {
  * (built when first read; a promise has no JSON form).
  */
 export interface ReleaseResult extends SettledRelease {
+  /** Resolves once every node has answered or timed out; never rejects. */
   readonly settled: Promise<SettledRelease>;
   /**
    * Present (true) when the lock went straight to the next waiter of this

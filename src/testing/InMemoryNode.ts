@@ -27,6 +27,7 @@ import { RESERVATION_MS } from '../scripts/line.js';
 import { type Announce, HANDOFF_CHANNEL_PREFIX, RELEASE_CHANNEL_PREFIX, type Rejoin, type UndoneInLine } from '../scripts/release.js';
 import { holderValue, isMarked, WAITER_MARK } from '../scripts/waiterMark.js';
 
+/** The kind of a request to the node, as a planner sees it (`keepalive` and `leave` come from the wait lines). */
 export type SimulatedOperation = 'acquire' | 'extend' | 'release' | 'keepalive' | 'leave';
 
 /**
@@ -38,20 +39,36 @@ export type SimulatedOperation = 'acquire' | 'extend' | 'release' | 'keepalive' 
  */
 export type RequestFate = 'reply' | 'lose-reply' | 'fail-before' | 'fail-after';
 
+/** A planner's say over one request: its delays and its fate. Fields left out take the default. */
 export interface RequestPlan {
-  /** Milliseconds from sending until the node applies it (later if an earlier request is still queued). */
+  /**
+   * Milliseconds from sending until the node applies it (later if an earlier request is still queued).
+   * @default 0
+   */
   readonly applyAfterMs?: number;
-  /** Milliseconds from applying until the reply (or the failure) reaches the caller. */
+  /**
+   * Milliseconds from applying until the reply (or the failure) reaches the caller.
+   * @default 0
+   */
   readonly replyAfterMs?: number;
+  /**
+   * What becomes of the request: see {@link RequestFate}.
+   * @default 'reply'
+   */
   readonly fate?: RequestFate;
 }
 
+/** One request as the node's planner is shown it. */
 export interface SimulatedRequest {
   /** 1, 2, 3, ... in the order requests were sent to this node. */
   readonly seq: number;
+  /** What the request does. */
   readonly op: SimulatedOperation;
+  /** The keys it touches. */
   readonly keys: readonly string[];
+  /** The lock value it carries. */
   readonly value: string;
+  /** The TTL it sets, in milliseconds (acquire and extend). */
   readonly ttlMs?: number;
 }
 
@@ -60,13 +77,19 @@ export type RequestPlanner = (request: SimulatedRequest) => RequestPlan;
 
 /** What became of a request, filled in as it progresses. */
 export interface RequestRecord extends SimulatedRequest {
+  /** The plan it ran with, defaults filled in. */
   readonly plan: Required<RequestPlan>;
   /** Node-clock instant it was applied, if it was. */
   appliedAt?: number;
   /** The script's result, if applied: boolean for acquire/extend, the count for release. */
   result?: boolean | number | LineReply | UndoneInLine;
   /** Keys the request wrote or deleted, with the value they held before. */
-  changed?: readonly { key: string; before: string | undefined }[];
+  changed?: readonly {
+    /** The key's name. */
+    key: string;
+    /** Its value before the request; undefined when it was absent. */
+    before: string | undefined;
+  }[];
   /** Why it was not applied or not answered. */
   failure?: string;
 }
@@ -88,7 +111,14 @@ interface WaitLine {
 
 let nextPortId = 0;
 
+/**
+ * How the node rejects a request that was not answered: planned to fail
+ * (`fail-before`, `fail-after`), cut off by restart(), sent while the node is
+ * down, or for something it does not simulate. Lockers count it as that
+ * node's `error` outcome, as they would a client's error.
+ */
 export class InMemoryNodeError extends Error {
+  /** @internal The node makes its errors. */
   constructor(node: string, problem: string) {
     super(`${node}: ${problem}`);
     this.name = 'InMemoryNodeError';
@@ -97,12 +127,22 @@ export class InMemoryNodeError extends Error {
 
 const ANSWER_AT_ONCE: Required<RequestPlan> = Object.freeze({ applyAfterMs: 0, replyAfterMs: 0, fate: 'reply' });
 
+/**
+ * A Redis node in memory, for your own tests: pass it where a client goes
+ * (`new RedisLock(node)`, `new Redlock([n1, n2, n3])`). Keys expire on the
+ * node's clock, and a planner gives each request delays and a fate (a lost
+ * reply, a failure before or after the write). Requests are applied and
+ * answered in the order sent, as on one connection. Delays run on
+ * setTimeout: drive them with fake timers and a clock that reads the same time.
+ */
 export class InMemoryNode implements NodeBackend {
   /** @internal Lockers take this node as it is, where they take a client. */
   readonly [IN_MEMORY_NODE] = true;
+  /** The node's label in outcomes and errors. */
   readonly name: string;
   /** The node's own clock: expiry is counted on it (give it a skewed one to model a fast node). */
   readonly clock: Clock;
+  /** Decides each request's delays and fate; may be replaced at any time. */
   planner: RequestPlanner;
   /** Every request sent to this node, in order. */
   readonly requests: RequestRecord[] = [];
@@ -128,7 +168,11 @@ export class InMemoryNode implements NodeBackend {
   /** Resolves when the previous reply has been delivered (or dropped). */
   private replyTail: Promise<void> = Promise.resolve();
 
-  /** `clock`: monotonic ms that keys expire on (default performance.now()); `planner`: each request's delays and fate (default: at once). */
+  /**
+   * @param name - The node's label.
+   * @param clock - Monotonic milliseconds that keys expire on (default: `performance`).
+   * @param planner - Each request's delays and fate (default: applied and answered at once).
+   */
   constructor(name = 'in-memory', clock: Clock = performance, planner: RequestPlanner = () => ANSWER_AT_ONCE) {
     this.name = name;
     this.clock = clock;
@@ -138,40 +182,49 @@ export class InMemoryNode implements NodeBackend {
     this.pubSub = { id, channelFor: (prefix, key) => `${prefix}${key}`, connect: () => this.connectSubscriber() };
   }
 
+  /** @internal The node contract that lockers call. */
   readonly pubSub: PubSubPort;
 
   // --- NodeBackend -----------------------------------------------------------
 
+  /** @internal The node contract that lockers call. */
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquire(keys, value, ttlMs));
   }
 
+  /** @internal The node contract that lockers call. */
   acquireInLine(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply> {
     if (fencing) return Promise.reject(new InMemoryNodeError(this.name, 'fencing is not simulated'));
     return this.send({ op: 'acquire', keys, value, ttlMs }, () => this.applyAcquireInLine(keys, value, ttlMs, place));
   }
 
+  /** @internal The node contract that lockers call. */
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
     return this.send({ op: 'extend', keys, value, ttlMs }, () => this.applyExtend(keys, value, ttlMs));
   }
 
+  /** @internal The node contract that lockers call. */
   release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
     return this.send({ op: 'release', keys, value }, () => this.applyRelease(keys, value, announce));
   }
 
+  /** @internal The node contract that lockers call. */
   undoInLine(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
     return this.send({ op: 'release', keys, value }, () => this.applyUndoInLine(keys, value, rejoin));
   }
 
+  /** @internal The node contract that lockers call. */
   keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
     const keys = entries.flatMap((entry) => entry.keys);
     return this.send({ op: 'keepalive', keys, value: '' }, () => this.applyKeepalive(entries, leaseMs));
   }
 
+  /** @internal The node contract that lockers call. */
   leave(keys: readonly string[], value: string, acquired: boolean): Promise<number> {
     return this.send({ op: 'leave', keys, value }, () => this.applyLeave(keys, value, acquired));
   }
 
+  /** @internal The node contract that lockers call. */
   inspect(resources: readonly string[]): Promise<readonly KeyState[]> {
     return Promise.resolve(resources.map((resource) => this.inspectKey(resource)));
   }
@@ -229,7 +282,7 @@ export class InMemoryNode implements NodeBackend {
 
   // --- the three scripts, applied at once --------------------------------------
 
-  /**
+  /** @internal
    * acquire.lua without line mode: all keys or none; true when every key now
    * holds `value` (marked or not: a mark is kept). One key is a SET NX PX,
    * which refuses a key holding our own value too.
@@ -244,7 +297,7 @@ export class InMemoryNode implements NodeBackend {
     return { result: true, changed: this.take(keys, value, ttlMs) };
   }
 
-  /**
+  /** @internal
    * acquire.lua in line mode: granted when every key is free or holds
    * `value` and `value` is first among the live waiters of every line (or the
    * lines are empty); otherwise it joins (or keeps its place, raised to the
@@ -301,7 +354,7 @@ export class InMemoryNode implements NodeBackend {
     return { result: { granted: false, ticket, serverUs: this.serverUs(nowMs) }, changed };
   }
 
-  /** extend.lua: new TTL on every key, only if every key holds `value` (marked or not). */
+  /** @internal extend.lua: new TTL on every key, only if every key holds `value` (marked or not). */
   applyExtend(keys: readonly string[], value: string, ttlMs: number): { result: boolean; changed: Changed } {
     assertTtl(ttlMs);
     for (const key of keys) if (!holds(this.get(key), value)) return { result: false, changed: [] };
@@ -311,7 +364,7 @@ export class InMemoryNode implements NodeBackend {
     return { result: true, changed };
   }
 
-  /**
+  /** @internal
    * release.lua: deletes each key still holding `value` (marked or not) and
    * hands it to its line's live head (a reservation, announced with the
    * head's value), or announces the deletion as `announce` says; returns how many.
@@ -320,7 +373,7 @@ export class InMemoryNode implements NodeBackend {
     return this.releaseKeys(keys, value, announce);
   }
 
-  /** release.lua with a rejoin: the place is restored (if the line is there) before the key is handed on. */
+  /** @internal release.lua with a rejoin: the place is restored (if the line is there) before the key is handed on. */
   applyUndoInLine(keys: readonly string[], value: string, rejoin: Rejoin): { result: UndoneInLine; changed: Changed } {
     const { result, changed, rejoinedAtUs } = this.releaseKeys(keys, value, 'none', rejoin);
     return { result: rejoinedAtUs === undefined ? { released: result } : { released: result, rejoinedAtUs }, changed };
@@ -360,7 +413,7 @@ export class InMemoryNode implements NodeBackend {
     return { result: changed.length, changed, rejoinedAtUs };
   }
 
-  /** keepalive.lua: refreshes the lease (and raises the ticket) of every entry that still has its place. */
+  /** @internal keepalive.lua: refreshes the lease (and raises the ticket) of every entry that still has its place. */
   applyKeepalive(entries: readonly LineEntry[], leaseMs: number): { result: number; changed: Changed } {
     const nowMs = this.serverTime.now();
     let kept = 0;
@@ -383,7 +436,7 @@ export class InMemoryNode implements NodeBackend {
     return { result: kept, changed: [] };
   }
 
-  /** leave.lua: out of the lines; one that gave up hands on a reservation it did not take. */
+  /** @internal leave.lua: out of the lines; one that gave up hands on a reservation it did not take. */
   applyLeave(keys: readonly string[], value: string, acquired: boolean): { result: number; changed: Changed } {
     let left = 0;
     const changed: { key: string; before: string | undefined }[] = [];
@@ -402,7 +455,7 @@ export class InMemoryNode implements NodeBackend {
 
   // --- wait lines ------------------------------------------------------------
 
-  /** The live line of `key` (undefined once it expired or emptied). */
+  /** @internal The live line of `key` (undefined once it expired or emptied). */
   line(key: string): WaitLine | undefined {
     const line = this.lines.get(key);
     if (line === undefined) return undefined;

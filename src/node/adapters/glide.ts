@@ -1,12 +1,15 @@
 import type { ClientAdapter } from '../ClientAdapter.js';
 
 /**
- * A Valkey GLIDE client (@valkey/valkey-glide 2: GlideClient or
+ * A Valkey GLIDE client (`@valkey/valkey-glide` 2: GlideClient or
  * GlideClusterClient), as far as quorumlock uses it.
  */
 export interface GlideClient {
+  /** Sends one raw command. */
   customCommand(args: string[], options?: object): Promise<unknown>;
+  /** Runs a GLIDE `Script`. */
   invokeScript(script: never, options?: never): Promise<unknown>;
+  /** Closes the client. */
   close(errorMessage?: string): void;
 }
 

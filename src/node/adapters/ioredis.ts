@@ -9,10 +9,15 @@ import type { PubSubConnection } from '../PubSub.js';
  * do not need ioredis installed (node-redis users have no ioredis).
  */
 export interface IoredisClient {
+  /** The connection's status (`'wait'`, `'connecting'`, `'ready'`, `'end'`, …). */
   readonly status: string;
+  /** True for an ioredis `Cluster`. */
   readonly isCluster: boolean;
+  /** Runs a cached script by its SHA1 (scripts are sent with eval after NOSCRIPT). */
   evalsha(sha: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+  /** Runs a script by its source. */
   eval(source: string, numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+  /** A new connection with the same options: the subscriber for wake-ups. */
   duplicate(): unknown;
 }
 
