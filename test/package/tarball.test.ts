@@ -165,21 +165,30 @@ describe('installed with neither ioredis nor redis', () => {
 });
 
 /**
+ * The snippet's own address of the local node, `localhost:6379` as a reader
+ * pastes it, turned into `url`'s. Throws when the snippet names no such
+ * address, so a snippet that changed its form cannot run against nothing.
+ */
+function pointAt(code: string, url: string): string {
+  const { hostname, port } = new URL(url);
+  const pointed = code
+    .replaceAll("'redis://localhost:6379'", `'${url}'`)
+    .replaceAll("{ host: 'localhost', port: 6379 }", `{ host: '${hostname}', port: ${port} }`);
+  if (pointed === code) throw new Error('the snippet names no localhost:6379 address to point at the test node');
+  return pointed;
+}
+
+/**
  * Type-checks the README's client snippet under `heading` in `dir` and runs it
- * against `nodes` (its first for one server, all for a Redlock), in a process
- * of its own that must end by itself once the snippet closes its clients.
+ * against the first of `nodes`, in a process of its own that must end by
+ * itself once the snippet closes its client. The snippet asserts its own
+ * result (node:assert), so a wrong result fails the run.
  */
 async function runClientSnippet(dir: string, heading: string, file: string, nodes: LocalNodeSet): Promise<void> {
   const code = await readmeBlock(heading);
   expect(typecheck(dir, `${file}.ts`, code, false)).toEqual([]);
-  const runnable = await writeRunnable(dir, `${file}.mjs`, code);
-  const { stdout } = await run(process.execPath, [runnable], {
-    cwd: dir,
-    timeout: 30_000,
-    env: { ...process.env, REDIS_URL: nodes.urls[0], REDIS_URLS: nodes.urls.join(',') },
-  });
-  expect(stdout).toContain('charged 42 under the lock');
-  expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
+  const runnable = await writeRunnable(dir, `${file}.mjs`, pointAt(code, nodes.urls[0] ?? ''));
+  await run(process.execPath, [runnable], { cwd: dir, timeout: 30_000 });
 }
 
 describe.each([
@@ -189,7 +198,7 @@ describe.each([
   let dir: string;
   let nodes: LocalNodeSet;
   beforeAll(async () => {
-    [dir, nodes] = await Promise.all([installed(file), startNodes(3)]);
+    [dir, nodes] = await Promise.all([installed(file), startNodes(1)]);
   }, 300_000);
   afterAll(async () => {
     await nodes?.stopAll();
