@@ -19,6 +19,7 @@ export const ErrorCode = Object.freeze({
   REPLICA_SYNC: 'QUORUMLOCK_REPLICA_SYNC',
   LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
   UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
+  LOCKER_CLOSED: 'QUORUMLOCK_LOCKER_CLOSED',
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -307,6 +308,21 @@ export class UpgradeRefusedError extends QuorumLockError {
   }
 }
 
+/**
+ * The locker was closed (`locker.close()`, or `await using` ending): what
+ * its acquires reject with from then on, what acquires still waiting
+ * rejected with, and the reason the signal of each lock that close()
+ * released aborts with (a using() routine still running sees it there).
+ */
+export class LockerClosedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCKER_CLOSED;
+
+  constructor() {
+    super(ErrorCode.LOCKER_CLOSED, 'The locker was closed: it takes no more locks, and released the ones it held');
+    this.name = 'LockerClosedError';
+  }
+}
+
 const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -341,6 +357,7 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.REPLICA_SYNC]: ReplicaSyncError,
   [ErrorCode.LIMIT_MISMATCH]: LimitMismatchError,
   [ErrorCode.UPGRADE_REFUSED]: UpgradeRefusedError,
+  [ErrorCode.LOCKER_CLOSED]: LockerClosedError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
 /** The error class of each code: `QuorumLockErrorFor<typeof ErrorCode.LOCK_HELD>` is `LockHeldError`. */
