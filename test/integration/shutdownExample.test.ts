@@ -3,10 +3,10 @@
  * import of 'quorumlock' is pointed at the source, and it must check its own
  * result, print its summary and exit by itself.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runToExit } from '../support/childFixture.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 let nodes: LocalNodeSet;
@@ -21,19 +21,11 @@ const root = join(import.meta.dirname, '../..');
 
 it('examples/shutdown.ts closes its locker on SIGTERM, frees the lock, and exits by itself', async () => {
   const source = readFileSync(join(root, 'examples/shutdown.ts'), 'utf8').replace("from 'quorumlock'", `from '${join(root, 'src/index.ts')}'`);
-  const copy = join(root, 'test/integration/fixtures/.shutdown-example.ts');
-  writeFileSync(copy, source);
+  const copy = 'test/integration/fixtures/.shutdown-example.ts';
+  writeFileSync(join(root, copy), source);
   const port = nodes.endpoints[0]?.port as number;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/register-lua.mjs', copy, `redis://127.0.0.1:${port}`], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
-  clearTimeout(killer);
+  const { code, signal, stdout, stderr } = await runToExit(copy, [`redis://127.0.0.1:${port}`], 25_000);
+  const output = stdout + stderr;
   expect({ code, signal }, output).toEqual({ code: 0, signal: null });
   expect(output).toMatch(/released (1, failed 0|0, failed 1), left to expire 0, turned away 1/);
   // Where the one node answered the release (it may miss the default 50 ms node timeout on a loaded host), the key is gone at once.
