@@ -26,6 +26,7 @@ export {
 } from './rwlock/index.js';
 export { Lock } from './lock/Lock.js';
 export type { Locker, LockedRoutine } from './lock/Locker.js';
+export type { CloseOptions, CloseSummary } from './lock/Closing.js';
 export type { ReleaseNodeOutcome, ReleaseResult, SettledRelease } from './shared/grant.js';
 export type { Resources } from './lock/validate.js';
 export {
@@ -51,6 +52,7 @@ export {
   LockHeldError,
   LockLostError,
   LockReleasedError,
+  LockerClosedError,
   NodeConnectionError,
   NodeTimeoutError,
   OverlappingHoldError,

@@ -13,6 +13,7 @@ export class SignalRelay {
   readonly #controller = new AbortController();
   #command: RunningCommand | undefined;
   #received: NodeJS.Signals | undefined;
+  #onInterrupt: (() => void) | undefined;
 
   readonly #onSignal = (signal: NodeJS.Signals): void => {
     if (this.#command) {
@@ -21,6 +22,7 @@ export class SignalRelay {
     }
     this.#received ??= signal;
     this.#controller.abort(new Error(`received ${signal}`));
+    this.#onInterrupt?.();
   };
 
   constructor() {
@@ -35,6 +37,11 @@ export class SignalRelay {
   /** The first signal received while no command ran. */
   get received(): NodeJS.Signals | undefined {
     return this.#received;
+  }
+
+  /** Also called when a signal arrives while no command runs (the locker's close()). */
+  onInterrupt(callback: () => void): void {
+    this.#onInterrupt = callback;
   }
 
   /** Forward signals to `command` until detach(). */

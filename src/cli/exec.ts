@@ -1,4 +1,4 @@
-import { AbortedError, ErrorCode, isQuorumLockError, QuorumUnreachableError } from '../shared/errors.js';
+import { AbortedError, ErrorCode, isQuorumLockError, LockerClosedError, QuorumUnreachableError } from '../shared/errors.js';
 import type { Lock } from '../lock/Lock.js';
 import type { LockedRoutine, Locker } from '../lock/Locker.js';
 import { NodeConnections } from './NodeConnections.js';
@@ -69,32 +69,39 @@ export async function exec(request: ExecRequest): Promise<number> {
   });
   let connectErrors: readonly (Error | undefined)[] = [];
   let held: Lock | undefined;
+  let locker: Locker | undefined;
   try {
-    const locker = createLocker(connections.clients, {
+    const chosen = createLocker(connections.clients, {
       nodeTimeoutMs: request.nodeTimeoutMs,
       fencing: request.fencing,
       syncReplicas: request.syncReplicas,
       ...(request.mode === undefined ? {} : { mode: request.mode }),
     });
+    locker = chosen;
+    // A signal before the command runs closes the locker: the wait ends, and its places in the nodes' wait lines
+    // are left before this process exits, so the next process in line is not held up by them.
+    relay.onInterrupt(() => void chosen.close());
     connectErrors = await connections.ready();
     const run: LockedRoutine<number> = (signal, lock) => {
       held = lock;
       return runCommand(commandSpec(request, lock), signal, request, relay);
     };
-    if (request.enclosing) return await insideEnclosing(locker, request, request.enclosing, run, relay.signal);
-    return await locker.using(request.resource, request.ttlMs, run, { signal: relay.signal, acquireTimeoutMs: request.waitMs });
+    if (request.enclosing) return await insideEnclosing(chosen, request, request.enclosing, run, relay.signal);
+    return await chosen.using(request.resource, request.ttlMs, run, { signal: relay.signal, acquireTimeoutMs: request.waitMs });
   } catch (error) {
     const signal = relay.received;
-    if (signal && error instanceof AbortedError) {
+    if (signal && (error instanceof AbortedError || error instanceof LockerClosedError)) {
       throw new CliFailure('interrupted', signalExitStatus(signal), `interrupted by ${signal} while waiting for the lock`);
     }
     if (error instanceof QuorumUnreachableError) throw withConnectErrors(error, connections.addresses, connectErrors);
     throw error;
   } finally {
     relay.dispose();
-    // using() returns once a quorum released; closing now would drop the
-    // release still on its way to the slower nodes and leave their keys to
-    // the TTL. Each request is bounded by the node timeout.
+    // Releases on every node whatever is still held (and waits for a wait
+    // line left); using() returns once a quorum released, and disconnecting
+    // now would drop the release still on its way to the slower nodes,
+    // leaving their keys to the TTL. Each request is bounded by the node timeout.
+    await locker?.close();
     if (held) await (await held.release()).settled;
     connections.close();
   }

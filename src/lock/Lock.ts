@@ -1,5 +1,5 @@
 import { type LostEvent, publish } from '../diagnostics/channels.js';
-import { LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from '../shared/errors.js';
+import { LockerClosedError, LockExpiredError, LockLostError, LockReleasedError, type QuorumLockError } from '../shared/errors.js';
 import type { Claim } from '../shared/claim.js';
 import type { Grant, ReleaseResult, WritesOut } from '../shared/grant.js';
 import type { RenewalAnswer } from './RenewalBatch.js';
@@ -162,7 +162,8 @@ export class Lock {
 
   /**
    * Aborts when the lock ends, with the reason as `signal.reason`:
-   * {@link LockLostError}, {@link LockExpiredError} or {@link LockReleasedError}.
+   * {@link LockLostError}, {@link LockExpiredError} or {@link LockReleasedError}, or
+   * {@link LockerClosedError} when the locker's `close()` released it.
    * Pass it to the work the lock guards, so that the work stops with the lock.
    */
   get signal(): AbortSignal {
@@ -326,6 +327,20 @@ export class Lock {
   }
 
   /**
+   * @internal The release by the locker's close(): on every node, never
+   * passed to a waiter of this process (they are being turned away); the
+   * signal aborts with `reason`. A lock already released keeps that release.
+   */
+  releaseForClose(reason: LockerClosedError): Promise<ReleaseResult> {
+    if (!this.#release) {
+      this.#claim?.send();
+      this.#release = this.#ops.release(this.resources, this.value, this.#contended, this.#writesOut);
+      this.#end(reason);
+    }
+    return this.#release;
+  }
+
+  /**
    * `await using lock = await locker.acquire(…)` releases the lock when the
    * block ends. It never rejects: an error thrown here would be wrapped with
    * the block's own in a SuppressedError, hiding it from a plain `catch`. A
@@ -398,7 +413,8 @@ export class Lock {
         this.#claim?.send();
         this.#release = releaseAtEnd(this.#ops, this.resources, this.value, this.#contended, this.#writesOut);
       }
-      if (reason !== RELEASED && !(reason instanceof LockReleasedError)) {
+      this.#ops.ended?.(this);
+      if (reason !== RELEASED && !(reason instanceof LockReleasedError) && !(reason instanceof LockerClosedError)) {
         publish<LostEvent>('lost', () => ({ resources: this.resources, errorCode: reason.code }));
       }
       if (this.#controller) this.#controller.abort(this.#endReason());

@@ -3,6 +3,8 @@ import { validEnoughToPass, validUntil } from '../clock/validity.js';
 import { type AcquireEvent, channels, publish, type ReleaseEvent } from '../diagnostics/channels.js';
 import { observeGrant, observeRelease } from '../diagnostics/observe.js';
 import { AbortedError, LockHeldError } from '../shared/errors.js';
+import { whenAborted } from '../shared/abortListeners.js';
+import { type CloseOptions, type CloseSummary, Closing } from './Closing.js';
 import type { Grant, ReleaseResult, SettledRelease, WritesOut } from '../shared/grant.js';
 import type { LockOperations } from './LockOperations.js';
 import { Lock } from './Lock.js';
@@ -25,7 +27,7 @@ import type { LinePosition } from '../wakeup/LinePosition.js';
 import type { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { Line, type LineSpace, lineKey, type LocalHandover } from '../wakeup/WaitLine.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
-import { holdWhile } from './reentry/holdWhile.js';
+import { holdWhile, stopExtending } from './reentry/holdWhile.js';
 import { NOTHING_RELEASED } from './reentry/nothingReleased.js';
 import { reenterHeld } from './reentry/reenter.js';
 import { retryAcquire } from './retry.js';
@@ -49,12 +51,21 @@ export abstract class LockManager implements Locker {
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
   readonly #renewals = new RenewalBatch((renewals) => this.renewOnNodes(renewals));
-  /** What acquire() does without options, resolved once. */
+  /** What acquire() does without options, resolved once: its signal is the locker's close signal. */
   readonly #defaultPolicy: ResolvedAcquire;
+  /** Aborts when close() is called: every acquire's wait listens to it. */
+  readonly #closeController = new AbortController();
+  /** The locks of this locker not yet released, lost or expired: what close() releases. */
+  readonly #held = new Set<Lock>();
+  /** Acquires (and tryAcquires) under way. */
+  #acquiring = 0;
+  /** Told when the last acquire under way has ended, once close() waits for them. */
+  #acquiresOver: (() => void) | undefined;
+  #closing: Closing | undefined;
 
   protected constructor(settings: ResolvedOptions) {
     this.settings = settings;
-    this.#defaultPolicy = Object.freeze(resolveAcquireOptions(undefined, settings));
+    this.#defaultPolicy = Object.freeze({ ...resolveAcquireOptions(undefined, settings), signal: this.#closeController.signal });
     this.#ops = {
       owner: this,
       clock: settings.clock,
@@ -62,6 +73,9 @@ export abstract class LockManager implements Locker {
       renew: (keys, value, ttlMs, remainingMs, answer) => this.#observedRenew(keys, value, ttlMs, remainingMs, answer),
       release: (keys, value, contended, writesOut) => this.#observedRelease(keys, value, contended, writesOut),
       passOn: (lock) => this.#passOn(lock),
+      ended: (lock) => {
+        this.#held.delete(lock);
+      },
       validUntilAfterExtend: (ttlMs, startedAt) => validUntil(ttlMs, startedAt, settings),
     };
     this.#borrowedOps = { ...this.#ops, release: () => NOTHING_RELEASED, passOn: () => undefined };
@@ -155,14 +169,35 @@ export abstract class LockManager implements Locker {
    * end with a release.
    */
   protected abstract endAttempts(value: string, kept: readonly string[] | undefined): boolean;
-  /** Best effort, never rejects: steps out of the wait lines (see NodeBackend.leave). */
-  protected abstract leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void;
+  /**
+   * Best effort, never rejects: steps out of the wait lines (see
+   * NodeBackend.leave); resolves once every node asked has answered or
+   * timed out.
+   */
+  protected abstract leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): Promise<void>;
+  /** After close(): lets the connections this locker opened and nobody uses any more go now, not after their linger. */
+  protected abstract releaseIdleConnections(): void;
 
   async acquire(resources: Resources, ttlMs: number, options?: AcquireOptions): Promise<Lock> {
     const keys = this.#validate(resources, ttlMs);
-    const policy = options === undefined ? this.#defaultPolicy : resolveAcquireOptions(options, this.settings);
-    const reentered = this.#reenterHeld(keys, ttlMs, policy.signal);
+    if (this.#closing) throw this.#closing.reason;
+    const resolved = options === undefined ? this.#defaultPolicy : resolveAcquireOptions(options, this.settings);
+    const reentered = this.#reenterHeld(keys, ttlMs, resolved.signal);
     if (reentered) return reentered;
+    const closable = this.#closableSignal(resolved.signal);
+    const policy = closable.signal === resolved.signal ? resolved : { ...resolved, signal: closable.signal };
+    this.#acquiring++;
+    try {
+      return await this.#acquire(keys, ttlMs, policy);
+    } catch (error) {
+      throw this.#rejection(error);
+    } finally {
+      closable.forget();
+      this.#acquireEnded();
+    }
+  }
+
+  async #acquire(keys: readonly string[], ttlMs: number, policy: ResolvedAcquire): Promise<Lock> {
     const value = randomValue();
     const clock = this.settings.clock;
     const deadline = clock.now() + policy.acquireTimeoutMs;
@@ -211,19 +246,38 @@ export abstract class LockManager implements Locker {
       const unclaimed = wait?.takeHandover();
       if (unclaimed) {
         unclaimed.claim?.send();
-        void this.#observedRelease(keys, unclaimed.value);
+        const released = this.#observedRelease(keys, unclaimed.value);
+        this.#closing?.trackRelease(released);
       }
       const position = wait?.linePosition;
-      if (position?.inLine) this.leaveLines(keys, value, position, acquired);
+      if (position?.inLine) {
+        const leaving = this.leaveLines(keys, value, position, acquired);
+        // A closing locker answers once its waiters are out of the lines: the next process is not held up by them.
+        if (this.#closing) await leaving;
+      }
     }
   }
 
   async tryAcquire(resources: Resources, ttlMs: number, options?: TryAcquireOptions): Promise<Lock | null> {
     const keys = this.#validate(resources, ttlMs);
-    const signal = resolveTryAcquireOptions(options);
-    const reentered = this.#reenterHeld(keys, ttlMs, signal);
+    if (this.#closing) throw this.#closing.reason;
+    const own = resolveTryAcquireOptions(options);
+    const reentered = this.#reenterHeld(keys, ttlMs, own);
     if (reentered) return reentered;
-    if (signal?.aborted) throw new AbortedError(signal.reason);
+    const closable = this.#closableSignal(own);
+    this.#acquiring++;
+    try {
+      return await this.#tryAcquire(keys, ttlMs, closable.signal);
+    } catch (error) {
+      throw this.#rejection(error);
+    } finally {
+      closable.forget();
+      this.#acquireEnded();
+    }
+  }
+
+  async #tryAcquire(keys: readonly string[], ttlMs: number, signal: AbortSignal): Promise<Lock | null> {
+    if (signal.aborted) throw new AbortedError(signal.reason);
     const value = randomValue();
     let grant: Grant;
     try {
@@ -232,7 +286,7 @@ export abstract class LockManager implements Locker {
     } catch (error) {
       this.endAttempts(value, undefined);
       if (error instanceof LockHeldError) return null;
-      if (signal?.aborted) throw new AbortedError(signal.reason);
+      if (signal.aborted) throw new AbortedError(signal.reason);
       throw error;
     }
     const lock = this.#handOver(keys, value, grant, signal);
@@ -251,9 +305,55 @@ export abstract class LockManager implements Locker {
     const keys = normalizeResources(resources);
     assertLockValue(value);
     this.checkKeys(keys);
+    if (this.#closing) throw this.#closing.reason;
     const connectWait = { until: this.settings.clock.now() + connectWaitMs(this.settings.acquireTimeoutMs), signal: undefined };
     const grant = await this.verifyOnNodes(keys, value, connectWait);
+    // Not held by this locker: close() leaves it to the process that acquired it.
     return new Lock(this.#borrowedOps, keys, value, grant);
+  }
+
+  /**
+   * Shuts the locker down, for a process about to stop: from now on its
+   * acquires reject at once with LockerClosedError; acquires still waiting
+   * reject with it too, and leave the wait lines on every node; renewals
+   * stop; every lock it holds (under using() or by hand, and any granted
+   * while this runs) is released on every node, its signal aborted with
+   * that LockerClosedError. Resolves once all of that has settled, or when
+   * `timeoutMs` runs out, with what it did; never rejects for a node that
+   * is down. Calling it again returns the same promise. The clients stay
+   * open: they are the caller's, to quit once this has resolved.
+   */
+  close(options?: CloseOptions): Promise<CloseSummary> {
+    if (this.#closing) return this.#closing.done;
+    let closing: Closing;
+    try {
+      closing = new Closing(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#closing = closing;
+    // First: a waiter told of a release from here on refuses the pass, and no wait sleeps on.
+    this.#closeController.abort(closing.reason);
+    for (const lock of [...this.#held]) {
+      stopExtending(lock);
+      closing.trackRelease(lock.releaseForClose(closing.reason));
+    }
+    if (this.#acquiring > 0) {
+      closing.track(
+        new Promise<void>((resolve) => {
+          this.#acquiresOver = resolve;
+        }).then(() => this.releaseIdleConnections()),
+      );
+    } else {
+      this.releaseIdleConnections();
+    }
+    closing.seal();
+    return closing.done;
+  }
+
+  /** `await using locker = new Redlock(…)` closes it when the block ends (see close()). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   async inspect(resources: Resources, options?: InspectOptions): Promise<Inspection> {
@@ -270,7 +370,50 @@ export abstract class LockManager implements Locker {
    */
   protected async takeOver(keys: readonly string[], value: string, ttlMs: number, remainingMs: number): Promise<Lock> {
     const grant = await this.#observedExtend(keys, value, ttlMs, remainingMs);
-    return new Lock(this.#ops, keys, value, grant);
+    return this.#adopt(new Lock(this.#ops, keys, value, grant));
+  }
+
+  /** Counts `lock` as held by this locker, or, once closing, releases it as close() does. */
+  #adopt(lock: Lock): Lock {
+    const closing = this.#closing;
+    if (!closing) {
+      this.#held.add(lock);
+      return lock;
+    }
+    closing.trackRelease(lock.releaseForClose(closing.reason));
+    throw closing.reason;
+  }
+
+  /** The signal an acquire waits with: the caller's, aborted by close() too. */
+  #closableSignal(own: AbortSignal | undefined): { readonly signal: AbortSignal; forget(): void } {
+    const closeSignal = this.#closeController.signal;
+    if (own === undefined || own === closeSignal || own.aborted) return { signal: own ?? closeSignal, forget: noop };
+    const both = new AbortController();
+    // One listener per signal, shared by all the waits on it (abortListeners.ts).
+    const forgetOwn = whenAborted(own, () => both.abort(own.reason));
+    const forgetClose = whenAborted(closeSignal, () => both.abort(closeSignal.reason));
+    return {
+      signal: both.signal,
+      forget: () => {
+        forgetOwn();
+        forgetClose();
+      },
+    };
+  }
+
+  /** What an acquire that failed rejects with: LockerClosedError when close() ended it. */
+  #rejection(error: unknown): unknown {
+    const closing = this.#closing;
+    if (!closing || (error !== closing.reason && !(error instanceof AbortedError && error.cause === closing.reason))) return error;
+    closing.countRejected();
+    return closing.reason;
+  }
+
+  #acquireEnded(): void {
+    if (--this.#acquiring > 0 || !this.#acquiresOver) return;
+    const over = this.#acquiresOver;
+    this.#acquiresOver = undefined;
+    over();
   }
 
   /** A further hold when the caller's context already holds the keys through this locker (see reentry/). */
@@ -389,12 +532,21 @@ export abstract class LockManager implements Locker {
    */
   #handOver(keys: readonly string[], value: string, grant: Grant, signal: AbortSignal | undefined): Lock | Promise<never> {
     const lock = new Lock(this.#ops, grant.keys ?? keys, value, grant);
+    const closing = this.#closing;
+    if (closing) {
+      // Granted after close(): released with the rest, never handed out.
+      closing.trackRelease(lock.releaseForClose(closing.reason));
+      return Promise.reject(closing.reason);
+    }
+    this.#held.add(lock);
     if (!signal?.aborted) return lock;
     return lock.release().then(() => {
       throw new AbortedError(signal.reason);
     });
   }
 }
+
+function noop(): void {}
 
 /**
  * What release() reports for a lock passed to the next waiter of this

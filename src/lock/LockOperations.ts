@@ -22,6 +22,8 @@ export interface LockOperations {
   renew(keys: readonly string[], value: string, ttlMs: number, remainingMs: number, answer: RenewalAnswer): void;
   /** `contended`: see Grant.contended (absent: true, the safe side); `writesOut`: see Grant.writesOut. */
   release(keys: readonly string[], value: string, contended?: boolean, writesOut?: WritesOut): Promise<ReleaseResult>;
+  /** The lock ended (released, lost or expired): the locker no longer counts it as held. */
+  ended?(lock: Lock): void;
   /** Passes the lock to a waiter of this process instead (its result), or undefined: release it. */
   passOn(lock: Lock): ReleaseResult | undefined;
 }

@@ -1,3 +1,4 @@
+import type { CloseOptions, CloseSummary } from './Closing.js';
 import type { Lock } from './Lock.js';
 import type { Inspection } from './inspection.js';
 import type { AcquireOptions, InspectOptions, TryAcquireOptions, UsingOptions } from './options.js';
@@ -80,4 +81,15 @@ export interface Locker {
    * {@link InvalidArgumentError} for a bad argument.
    */
   inspect(resources: Resources, options?: InspectOptions): Promise<Inspection>;
+  /**
+   * Shuts the locker down: new acquires reject at once with
+   * LockerClosedError, waiting ones reject with it and leave the wait
+   * lines, renewals stop, and every lock it holds is released on every
+   * node (a using() routine's signal aborts with that error). Resolves when
+   * that has settled or `timeoutMs` ran out; never rejects for a node that
+   * is down; a second call returns the same promise. The clients stay open.
+   */
+  close(options?: CloseOptions): Promise<CloseSummary>;
+  /** `await using locker = …` calls close() when the block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }

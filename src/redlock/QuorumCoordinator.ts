@@ -53,6 +53,7 @@ import { observeGrant } from '../diagnostics/observe.js';
 import type { HandedReservation } from '../wakeup/handoffGrant.js';
 import { keepPlace } from '../wakeup/LineKeepalive.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
+import { ReleaseSubscriber } from '../wakeup/ReleaseSubscriber.js';
 import { ReleaseWatch } from '../wakeup/ReleaseWatch.js';
 import { type LineSpace, lineKey, lineSpaceFor } from '../wakeup/WaitLine.js';
 
@@ -190,11 +191,20 @@ export class QuorumCoordinator extends LockManager {
     );
   }
 
-  protected leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): void {
+  protected leaveLines(keys: readonly string[], value: string, position: LinePosition, acquired: boolean): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const request = leaveRequest(this.#waitKeys(keys), value, acquired);
-    for (const index of position.nodes) void this.nodes[index]?.ask(request, deadline);
+    const asked: Promise<unknown>[] = [];
+    for (const index of position.nodes) {
+      const node = this.nodes[index];
+      if (node) asked.push(node.ask(request, deadline));
+    }
     position.nodes.clear();
+    return Promise.all(asked).then(noop, noop);
+  }
+
+  protected releaseIdleConnections(): void {
+    for (const node of this.nodes) if (node.backend.pubSub) ReleaseSubscriber.closeIfIdle(node.backend.pubSub);
   }
 
   /** `probe`: a primitive's later try of one attempt (PrimitiveRequests.acquire). */
@@ -291,7 +301,7 @@ export class QuorumCoordinator extends LockManager {
     // Where it did not take the keys, it still stands in line: it leaves.
     void result.settled.then((all) => {
       hearPlaces(position, all, attempt);
-      if (position.inLine) this.leaveLines(keys, value, position, true);
+      if (position.inLine) void this.leaveLines(keys, value, position, true);
     });
     if (!result.granted) throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
     return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
@@ -555,6 +565,8 @@ export class QuorumCoordinator extends LockManager {
     return Math.min(this.settings.nodeTimeoutMs, ttlMs);
   }
 }
+
+function noop(): void {}
 
 /**
  * What each node said of our place: granted (we left its lines), or a ticket

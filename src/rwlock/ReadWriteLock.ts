@@ -1,4 +1,5 @@
 import { UpgradeRefusedError } from '../shared/errors.js';
+import { type CloseOptions, type CloseSummary, mergeSummaries } from '../lock/Closing.js';
 import type { Lock } from '../lock/Lock.js';
 import type { LockNode } from '../node/LockNode.js';
 import type { ResolvedReadWriteOptions } from './options.js';
@@ -17,6 +18,7 @@ export abstract class ReadWriteLock {
   readonly read: ReadWriteSide;
   /** The writer's locker. Inside a reader's routine it refuses the same resource (UpgradeRefusedError). */
   readonly write: ReadWriteSide;
+  #closed: Promise<CloseSummary> | undefined;
 
   protected constructor(nodes: readonly LockNode[], { settings, writerClaimMs }: ResolvedReadWriteOptions) {
     // Fencing tokens are the writer's: readers change nothing a token would guard.
@@ -44,6 +46,21 @@ export abstract class ReadWriteLock {
     // and wakes the readers waiting (rwWriteRelease.lua), who may read beside it now.
     void writeLock.release();
     return reader;
+  }
+
+  /**
+   * Closes both sides (see Locker.close): their acquires reject with
+   * LockerClosedError, and every read and write lock they hold is released
+   * on every node. One summary for both; a second call returns the same promise.
+   */
+  close(options?: CloseOptions): Promise<CloseSummary> {
+    this.#closed ??= Promise.all([this.read.close(options), this.write.close(options)]).then(mergeSummaries);
+    return this.#closed;
+  }
+
+  /** `await using rw = new RedlockReadWriteLock(…)` closes it when the block ends. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /**

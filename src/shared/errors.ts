@@ -38,6 +38,7 @@ export const ErrorCode = Object.freeze({
   LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
   /** {@link UpgradeRefusedError}: a reader asked for the write lock of what it reads. */
   UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
+  LOCKER_CLOSED: 'QUORUMLOCK_LOCKER_CLOSED',
 } as const);
 
 /** One of the {@link ErrorCode} values, as `error.code` carries it: `'QUORUMLOCK_LOCK_HELD'` and so on. */
@@ -415,6 +416,21 @@ export class UpgradeRefusedError extends QuorumLockError {
   }
 }
 
+/**
+ * The locker was closed (`locker.close()`, or `await using` ending): what
+ * its acquires reject with from then on, what acquires still waiting
+ * rejected with, and the reason the signal of each lock that close()
+ * released aborts with (a using() routine still running sees it there).
+ */
+export class LockerClosedError extends QuorumLockError {
+  declare readonly code: typeof ErrorCode.LOCKER_CLOSED;
+
+  constructor() {
+    super(ErrorCode.LOCKER_CLOSED, 'The locker was closed: it takes no more locks, and released the ones it held');
+    this.name = 'LockerClosedError';
+  }
+}
+
 const CONNECTION_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'host not found',
@@ -449,6 +465,7 @@ const ERROR_CLASSES = Object.freeze({
   [ErrorCode.REPLICA_SYNC]: ReplicaSyncError,
   [ErrorCode.LIMIT_MISMATCH]: LimitMismatchError,
   [ErrorCode.UPGRADE_REFUSED]: UpgradeRefusedError,
+  [ErrorCode.LOCKER_CLOSED]: LockerClosedError,
 } as const satisfies { readonly [C in ErrorCode]: abstract new (...args: never[]) => QuorumLockError & { readonly code: C } });
 
 /**

@@ -84,6 +84,19 @@ export class ReleaseSubscriber {
     };
   }
 
+  /**
+   * The node's subscriber connection closes now if no waiter listens on it
+   * (a closed locker's waiters have left), not after the linger.
+   */
+  static closeIfIdle(port: PubSubPort): void {
+    const subscriber = byNode.get(port.id);
+    if (!subscriber) return;
+    for (const listeners of subscriber.#listeners.values()) if (listeners.size > 0) return;
+    clearTimeout(subscriber.#sweepTimer);
+    subscriber.#sweepTimer = undefined;
+    subscriber.#sweep();
+  }
+
   #scheduleSweep(): void {
     if (this.#sweepTimer) return;
     this.#sweepTimer = setTimeout(() => {

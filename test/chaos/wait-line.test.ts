@@ -232,7 +232,7 @@ async function expectHandoffCheatCaught(cheat: HandoffCheat): Promise<void> {
         await lockC.release();
         await lockB.release();
       } finally {
-        cheater.close();
+        cheater.closeEars();
       }
     },
   );

@@ -345,6 +345,38 @@ describe('quorumlock exec', () => {
     expect(readEvents(log).some((e) => e.id === 'waiter')).toBe(false);
   });
 
+  it('on SIGTERM while waiting in line, leaves the lines on every node before it exits: the next process is not held up', async () => {
+    const { log, go } = files();
+    const holder = startCli(['exec', ...patientNodes(urls), 'job:close-wait', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
+    const waiter = startCli(['exec', ...patientNodes(urls), '--wait', 'forever', 'job:close-wait', ...worker(log, 'waiter')]);
+    await expect.poll(() => inLine('job:close-wait'), { timeout: 10_000, interval: 20 }).toEqual(clients.map(() => 1));
+    waiter.child.kill('SIGTERM');
+
+    const result = await waiter.result;
+    expect(result.code).toBe(143);
+    expect(result.stderr).toMatch(/interrupted by SIGTERM while waiting/);
+    // Left before it exited (the locker's close() waits for it), not after a lease runs out: no polling.
+    expect(await inLine('job:close-wait')).toEqual(clients.map(() => 0));
+    await writeFile(go, '');
+    expect((await holder.result).code).toBe(0);
+  });
+
+  it('sent SIGTERM while its command runs, releases the lock on every node before it exits: the next holder does not wait for the TTL', async () => {
+    const { log, go } = files();
+    const holder = startCli(['exec', ...patientNodes(urls), '--ttl', '60s', 'job:close-hold', ...worker(log, 'holder', '--hold-until', go)]);
+    await started(log, 'holder', holder);
+    // Its limit (25 s) is well short of the holder's TTL: it gets the lock from the release or not at all.
+    const next = startCli(['exec', ...patientNodes(urls), '--wait', 'forever', 'job:close-hold', ...worker(log, 'next')]);
+    await expect.poll(() => inLine('job:close-hold'), { timeout: 10_000, interval: 20 }).toEqual(clients.map(() => 1));
+    holder.child.kill('SIGTERM');
+
+    expect((await holder.result).code).toBe(143);
+    expect((await next.result).code).toBe(0);
+    expect(readEvents(log).map((e) => `${e.event} ${e.id}`)).toEqual(['start holder', 'signal holder', 'start next', 'end next']);
+    expect(await values('job:close-hold')).toEqual([null, null, null]);
+  });
+
   it('exits 127 for a command that does not exist and 126 for one that cannot run, and releases the lock', async () => {
     const missing = await runCli(['exec', ...patientNodes(urls), 'job:spawn', '--', 'quorumlock-no-such-command']);
     const notExecutable = await runCli(['exec', ...patientNodes(urls), 'job:spawn', '--', WORKER]);

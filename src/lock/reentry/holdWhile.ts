@@ -37,6 +37,18 @@ export async function holdWhile<T>(lock: Lock, routine: LockedRoutine<T>, settin
 }
 
 /**
+ * Stops the auto-extension of `lock`, whose locker's close() released it,
+ * while its routine may still run: the routine's own end then has nothing
+ * left to stop.
+ */
+export function stopExtending(lock: Lock): void {
+  const share = extensions.get(lock);
+  if (!share) return;
+  extensions.delete(lock);
+  share.extension.stop();
+}
+
+/**
  * Keeps the lock extended until the returned function is called. Holds on
  * one lock share one auto-extension, which runs while any of them does: two
  * would double the round trips, and the outer hold may be a plain acquire()
@@ -58,6 +70,6 @@ function keepExtended(lock: Lock, settings: HoldSettings): () => void {
     stopped = true;
     if (--mine.users > 0) return;
     mine.extension.stop();
-    extensions.delete(shared);
+    if (extensions.get(shared) === mine) extensions.delete(shared);
   };
 }

@@ -123,7 +123,8 @@ export class CheatingRedlock extends ObservedRedlock {
     await Promise.all(this.#ears.map((ear) => ear.subscribe(`${HANDOFF_CHANNEL_PREFIX}${PROCESS_TAG}`)));
   }
 
-  close(): void {
+  /** Disconnects the cheat's own subscriber connections (the locker's close() is the library's). */
+  closeEars(): void {
     for (const ear of this.#ears) ear.disconnect();
   }
 
