@@ -45,6 +45,7 @@ export abstract class LockManager implements Locker {
     openWatch: (keys) => this.releaseWatch(keys),
     keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
     localLine: (keys) => (this.waitsInLocalLine ? lineKey(keys) : undefined),
+    lineFallbackMs: (maxDelayMs) => this.lineFallbackMs(maxDelayMs),
   };
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
@@ -74,6 +75,15 @@ export abstract class LockManager implements Locker {
    */
   protected get waitsInLocalLine(): boolean {
     return true;
+  }
+
+  /**
+   * How long a waiter in the Redis lines waits for its turn to be announced
+   * before it tries anyway: the longest backoff delay, which bounds what a
+   * lost announcement or a dead waiter ahead costs.
+   */
+  protected lineFallbackMs(maxDelayMs: number): number {
+    return maxDelayMs;
   }
 
   /** The monotonic clock that lock validity is counted on. */

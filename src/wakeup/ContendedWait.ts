@@ -23,6 +23,8 @@ export interface WaitHooks {
   keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
   /** The line of this process a waiter for `keys` joins (see LineSpace); undefined where waiters may enter together, each then keeping a line of its own, by its value, only once it needs one (formLine). */
   localLine(keys: readonly string[]): string | undefined;
+  /** How long a waiter in the Redis lines waits for its turn's announcement before it tries anyway, given the longest backoff delay. */
+  lineFallbackMs(maxDelayMs: number): number;
 }
 
 /**
@@ -239,7 +241,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
       if (!this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
       // In line, our turn is announced to us; polling is only the fallback for
       // a lost message or a dead waiter ahead, whose cost the longest delay bounds.
-      waitMs = Math.max(delayMs, Math.min(this.#maxDelayMs, this.#deadline - this.#clock.now()));
+      waitMs = Math.max(delayMs, Math.min(this.#hooks.lineFallbackMs(this.#maxDelayMs), this.#deadline - this.#clock.now()));
     }
     if (this.#handover || this.#holderReleased) return;
     await watch.wait(waitMs, this.#signal);
