@@ -61,6 +61,11 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
    * reservation's length instead, the time a dead waiter's reservation keeps
    * a slot in any case.
    */
+  /** A permit is any permit: one released here goes to a waiter of this process for as many permits (see LockManager.passToWaiting). */
+  protected override get passesToWaiting(): boolean {
+    return true;
+  }
+
   protected override lineFallbackMs(maxDelayMs: number): number {
     return this.nodeCount === 1 ? Math.max(maxDelayMs, RESERVATION_MS) : maxDelayMs;
   }

@@ -114,6 +114,17 @@ export class ContendedWait implements LoneHead, LocalTaker {
     return this.#waitForTurn(place, retry);
   }
 
+  /**
+   * Before the first attempt, where waiters of this process pass their locks
+   * to one another without lining up (LockManager.passesToWaiting): waits up
+   * to `ms` for a holder of this process to pass us its lock, as a waiter
+   * behind a local holder does. Others of this process already wait in the
+   * nodes' lines; an attempt of ours now would only join them there.
+   */
+  waitForPass(ms: number): Promise<void> {
+    return this.#park(ms);
+  }
+
   /** @internal Builds our line, with us at its head: someone joins us, or we need its shared watch. */
   formLine(): Line {
     const line = new Line();

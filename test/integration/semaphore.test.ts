@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { limitKey, slotKey } from '../../src/semaphore/permitKeys.js';
 import { semaphoreTakeScript } from '../../src/scripts/semaphore.js';
+import { lineAndLeaseFor } from '../../src/scripts/lineKeys.js';
 import { lockerClientOf } from '../support/clientSwap.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
@@ -135,6 +136,60 @@ describe('RedisSemaphore on one node', () => {
     expect(await client.pttl(slotKey('p', others[1]!))).toBeGreaterThan(9_000);
     await a.release();
     await client.del(slotKey('p', others[0]!), slotKey('p', others[1]!));
+  });
+
+  it('a release hands the freed slot to the next waiter in line as a reservation nobody else takes, for a reservation\'s length', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const held = await semaphore.acquire('handed', 10_000);
+    // A waiter of another client stands in the line: its take from the line finds no slot free.
+    const waiter = 'feed.waiter';
+    const [line, lease] = lineAndLeaseFor(limitKey('handed'));
+    const stood = await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('handed'), slotKey('handed', 0), line, lease, waiter, 10_000, 1, 1, 'line', 600, 1);
+    expect(stood).toEqual([-1, expect.any(Number)]);
+    await held.release();
+    expect(await client.get(slotKey('handed', 0))).toBe(`${waiter}~`);
+    expect(await client.zscore(line, waiter)).toBeNull();
+    // Reserved: another caller's acquire finds it held, whatever path it takes.
+    expect(await semaphore.tryAcquire('handed', 10_000)).toBeNull();
+    // The waiter's next take is granted it.
+    const [taken] = (await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('handed'), slotKey('handed', 0), line, lease, waiter, 10_000, 1, 1, 'line', 600, 1)) as number[];
+    expect(taken).toBe(1);
+    expect(await client.get(slotKey('handed', 0))).toBe(waiter);
+    await client.del(slotKey('handed', 0));
+  });
+
+  it('a reservation nobody takes frees the slot after its length (a waiter that died)', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const held = await semaphore.acquire('dead', 10_000);
+    const [line, lease] = lineAndLeaseFor(limitKey('dead'));
+    await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('dead'), slotKey('dead', 0), line, lease, 'gone.waiter', 10_000, 1, 1, 'line', 600, 1);
+    await held.release();
+    expect(await client.pttl(slotKey('dead', 0))).toBeLessThanOrEqual(600);
+    await sleep(650);
+    const next = await semaphore.tryAcquire('dead', 10_000);
+    expect(next).not.toBeNull();
+    await next!.release();
+  });
+
+  it('a released permit passes to a waiter of this process that has not asked the node yet, value, slot and all', async () => {
+    const semaphore = new RedisSemaphore(client, { ...patient, acquireTimeoutMs: 10_000, retry: { retries: 100, baseDelayMs: 5, maxDelayMs: 2_000 }, limit: 1 });
+    const first = await semaphore.acquire('passed', 10_000);
+    // The second waits in the node's line; the third, arriving behind it, waits for a holder of ours.
+    const second = semaphore.acquire('passed', 10_000);
+    await sleep(100);
+    const third = semaphore.acquire('passed', 10_000);
+    await sleep(5);
+    // Nobody waited when the first came from the node: its release goes through it, handed to the second.
+    expect((await first.release()).released).toBe(1);
+    const handed = await second;
+    // The third waited when the second's came: it passes to the third, the node not asked.
+    expect((await handed.release()).released).toBe(0);
+    const passed = await third;
+    expect(passed.value).toBe(handed.value);
+    expect(passed.resources).toEqual(handed.resources);
+    expect(await client.get(passed.resources[1]!)).toBe(handed.value);
+    // Passed once (as many times as waiters were waiting): the next release goes through the node.
+    expect((await passed.release()).released).toBe(1);
   });
 
   it('keeps every key on a TTL by the server, the limit record at least as long as the slots', async () => {
