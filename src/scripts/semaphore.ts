@@ -3,16 +3,18 @@ import acquireSource from './semaphoreAcquire.lua';
 import extendSource from './semaphoreExtend.lua';
 import releaseSource from './semaphoreRelease.lua';
 import takeSource from './semaphoreTake.lua';
+import recordSource from './semaphoreRecord.lua';
 import { LuaScript } from './LuaScript.js';
 import { renewEachScript } from './renewEach.js';
 
-export const semaphoreAcquireScript = lineScriptOnDemand('semaphoreAcquire', acquireSource);
+/** The scripts that take slots get semaphoreRecord.lua's helpers in front of their source. */
+export const semaphoreAcquireScript = lineScriptOnDemand('semaphoreAcquire', [recordSource, acquireSource].join('\n'));
 export const semaphoreExtendScript = new LuaScript('semaphoreExtend', extendSource);
 /** Many holders' semaphoreExtend in one call (renewEach.lua): the renewals of a batch. */
 export const semaphoreExtendEachScript = renewEachScript('semaphoreExtendEach', [], extendSource);
 export const semaphoreReleaseScript = lineScriptOnDemand('semaphoreRelease', releaseSource);
 /** A later try of an acquire: the node chooses the slots (its reservations, then free ones) from every slot in the caller's order. */
-export const semaphoreTakeScript = lineScriptOnDemand('semaphoreTake', takeSource);
+export const semaphoreTakeScript = lineScriptOnDemand('semaphoreTake', [recordSource, takeSource].join('\n'));
 
 /**
  * What a node answered to a semaphore acquire (semaphoreAcquire.lua) or take

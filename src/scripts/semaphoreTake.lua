@@ -26,7 +26,8 @@
 -- too few slots are free for the caller: 2 (nothing is written), or in line
 -- mode {-ticket, server µs}, its place in the line it now stands in
 -- (line.lua's stand_in_line).
--- (line.lua's helpers are put in front of this source, defined only in line mode.)
+-- (line.lua's helpers are put in front of this source, defined only in line
+-- mode, and semaphoreRecord.lua's.)
 local in_line = ARGV[5] == 'line'
 if in_line then
   -- Before Redis 7 a script that reads TIME must replicate its effects, not itself.
@@ -40,10 +41,8 @@ local limit = ARGV[3]
 local wanted = tonumber(ARGV[4])
 local last = tonumber(limit) + 1
 
-local recorded = redis.call('GET', limitKey)
-if recorded and recorded ~= limit then
-  return -tonumber(recorded)
-end
+local mismatch = other_limit(limitKey, limit)
+if mismatch then return mismatch end
 -- Reserved for us first (a release handed them to us in line), then free
 -- ones in the caller's order: every caller's reservations are used before
 -- it takes a slot someone else may be handed next.
@@ -68,11 +67,7 @@ for k = 1, wanted do
   redis.call('SET', KEYS[i], value, 'PX', ttl)
   reply[#reply + 1] = i
 end
-local record_ms = redis.call('PTTL', limitKey)
-if record_ms <= ttl then
-  record_ms = 2 * ttl
-  redis.call('SET', limitKey, limit, 'PX', record_ms)
-end
+local record_ms = record_outliving(limitKey, limit, ttl)
 reply[2] = record_ms
 -- Reservations beyond what it takes (two releases handed it one each) go
 -- back: free for the next try, instead of kept for nobody until they expire.
