@@ -47,6 +47,7 @@ export abstract class LockManager implements Locker {
     openWatch: (keys) => this.releaseWatch(keys),
     keepPlace: (keys, value, position) => this.keepPlace(keys, value, position),
     localLine: (keys) => (this.waitsInLocalLine ? lineKey(keys) : undefined),
+    lineFallbackMs: (maxDelayMs) => this.lineFallbackMs(maxDelayMs),
   };
   /** For locks re-entered by their value: their release leaves the keys to the process that acquired them. */
   readonly #borrowedOps: LockOperations;
@@ -62,6 +63,14 @@ export abstract class LockManager implements Locker {
   /** Told when the last acquire under way has ended, once close() waits for them. */
   #acquiresOver: (() => void) | undefined;
   #closing: Closing | undefined;
+  /**
+   * With passesToWaiting: this locker's acquires that wait, by waitingKey of
+   * their keys, in arrival order; a releasing holder passes its lock to the
+   * first that takes it.
+   */
+  readonly #waiting = new Map<string, Set<ContendedWait>>();
+  /** With passesToWaiting: how many more times each held lock may pass inside this process (see Line.passesLeft). */
+  readonly #passesLeft = new WeakMap<Lock, number>();
 
   protected constructor(settings: ResolvedOptions) {
     this.settings = settings;
@@ -88,6 +97,29 @@ export abstract class LockManager implements Locker {
    */
   protected get waitsInLocalLine(): boolean {
     return true;
+  }
+
+  /**
+   * How long a waiter in the Redis lines waits for its turn to be announced
+   * before it tries anyway: the longest backoff delay, which bounds what a
+   * lost announcement or a dead waiter ahead costs.
+   */
+  protected lineFallbackMs(maxDelayMs: number): number {
+    return maxDelayMs;
+  }
+
+  /**
+   * Whether a holder whose waiters do not line up locally (waitsInLocalLine
+   * false) passes its lock to a waiter of this process that asked for the
+   * same keys: where holders are interchangeable (a semaphore's permits).
+   */
+  protected get passesToWaiting(): boolean {
+    return false;
+  }
+
+  /** What acquires that may take one another's lock share: a semaphore's limit record and permit count. */
+  #waitingKey(keys: readonly string[]): string {
+    return `${keys.length}\u0000${keys[0] ?? ''}`;
   }
 
   /** The monotonic clock that lock validity is counted on. */
@@ -212,11 +244,14 @@ export abstract class LockManager implements Locker {
     let acquired = false;
     let passed: LocalHandover | undefined;
     let kept: Lock | undefined;
+    const waiting = wait && this.passesToWaiting ? this.#waitIn(keys, wait) : undefined;
     try {
       // Behind a local holder, the release will be announced: wait for it up to
       // the longest backoff rather than a short jittered guess that fails.
       const queued = wait?.queueBehindOthers(policy.retry);
       if (queued) await queued;
+      // Others of this process already wait for the same keys: a holder of ours may pass us its lock first.
+      if (waiting && wait && waiting.size > 1) await wait.waitForPass(Math.min(policy.retry.maxDelayMs, deadline - clock.now()));
       const takesHandoffs = wait !== undefined && this.takesHandoffs(keys);
       const attemptOnce = (): Promise<Grant> => {
         attempt++;
@@ -237,16 +272,19 @@ export abstract class LockManager implements Locker {
       const handed = this.#handOver(keys, passed?.value ?? value, grant, policy.signal);
       const lock = handed instanceof Lock ? handed : await handed;
       acquired = true;
+      // A lock from the nodes may pass to the waiters of this process already waiting for it, once each.
+      if (waiting) this.#passesLeft.set(lock, passed?.passesLeft ?? waiting.size - 1);
       if (lock.value === value) kept = lock;
       return lock;
     } finally {
       if (this.endAttempts(value, kept?.resources)) kept?.mayOutliveValidity();
+      if (waiting && wait) this.#stopWaiting(keys, waiting, wait);
       wait?.close(acquired, passed !== undefined);
       // A lock passed to us after we gave up is not dropped: its keys go.
       const unclaimed = wait?.takeHandover();
       if (unclaimed) {
         unclaimed.claim?.send();
-        const released = this.#observedRelease(keys, unclaimed.value);
+        const released = this.#observedRelease(unclaimed.keys ?? keys, unclaimed.value);
         this.#closing?.trackRelease(released);
       }
       const position = wait?.linePosition;
@@ -466,7 +504,7 @@ export abstract class LockManager implements Locker {
    * validity. Never with fencing: each holder needs a token of its own.
    */
   #passOn(lock: Lock): ReleaseResult | undefined {
-    if (!this.waitsInLocalLine) return undefined;
+    if (!this.waitsInLocalLine) return this.passesToWaiting ? this.#passToWaiting(lock) : undefined;
     const line = this.lineSpace.lines.get(lineKey(lock.resources));
     if (!(line instanceof Line)) return undefined;
     const taker = line.places[0]?.taker;
@@ -488,6 +526,46 @@ export abstract class LockManager implements Locker {
     return result;
   }
 
+  #waitIn(keys: readonly string[], wait: ContendedWait): Set<ContendedWait> {
+    const key = this.#waitingKey(keys);
+    let waiting = this.#waiting.get(key);
+    if (!waiting) {
+      waiting = new Set();
+      this.#waiting.set(key, waiting);
+    }
+    waiting.add(wait);
+    return waiting;
+  }
+
+  #stopWaiting(keys: readonly string[], waiting: Set<ContendedWait>, wait: ContendedWait): void {
+    waiting.delete(wait);
+    if (waiting.size === 0) this.#waiting.delete(this.#waitingKey(keys));
+  }
+
+  /**
+   * passesToWaiting's release: the lock goes to the first waiter of this
+   * process for the same keys that can take it now (not while its own
+   * attempt is out, nor once it stands in the nodes' lines), with the lock's
+   * value, keys and validity; the nodes are not asked. At most as many times in a row as waiters were waiting
+   * when it last came from the nodes (Line.passesLeft's bound), so that
+   * waiters of other processes, in the nodes' lines, wait no longer than one
+   * round of ours.
+   */
+  #passToWaiting(lock: Lock): ReleaseResult | undefined {
+    const passesLeft = this.#passesLeft.get(lock) ?? 0;
+    if (passesLeft <= 0 || this.settings.fencing) return undefined;
+    const waiting = this.#waiting.get(this.#waitingKey(lock.resources));
+    if (!waiting) return undefined;
+    const handover: LocalHandover = { value: lock.value, validUntil: lock.validUntil, writesOut: lock.writesOut, keys: lock.resources, passesLeft: passesLeft - 1 };
+    for (const wait of waiting) {
+      // Not to one in the nodes' lines: a release there may be reserving it a slot, which would then wait for nobody.
+      if (wait.linePosition?.inLine || !validEnoughToPass(lock.remainingMs(), wait.ttlMs, this.settings) || !wait.offer(handover)) continue;
+      publish<ReleaseEvent>('release', () => ({ resources: lock.resources, released: 0, passedOn: true, durationMs: 0, nodes: [] }));
+      return new PassedRelease(this.nodeCount);
+    }
+    return undefined;
+  }
+
   /** The lock, when a quorum handed it to this waiter (see handoffGrant.ts) with validity left. */
   #takeHandoff(keys: readonly string[], value: string, ttlMs: number, attempt: number, wait: ContendedWait): Promise<Grant> | undefined {
     const found = wait.peekHandoff();
@@ -504,7 +582,7 @@ export abstract class LockManager implements Locker {
   }
 
   #passedGrant(keys: readonly string[], ttlMs: number, attempt: number, handover: LocalHandover): Grant {
-    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true, claim: handover.claim, writesOut: handover.writesOut };
+    const grant: Grant = { validUntil: handover.validUntil, ttlMs, outcomes: [], contended: true, claim: handover.claim, writesOut: handover.writesOut, keys: handover.keys };
     publish<AcquireEvent>('acquire', () => ({
       resources: keys,
       ttlMs,

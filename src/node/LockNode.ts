@@ -31,6 +31,8 @@ export interface FencedOutcome extends NodeOutcome {
   readonly serverUs?: number;
   /** With status `held`, after a probing try (PrimitiveRequests.acquire): no other try could be granted on this node now. */
   readonly full?: boolean;
+  /** With status `ok`, after a try where the node chose the keys (PrimitiveRequests.acquire's `choose`): the keys it took. */
+  readonly chosen?: readonly string[];
 }
 
 export interface VerifyOutcome extends NodeOutcome {

@@ -78,9 +78,12 @@ export interface PrimitiveRequests {
    * (FencedOutcome.ticket), one that grants takes it out. With `probe`
    * (a primitive's later try within one attempt, see acquireOnNodes), a
    * node that refuses also says whether any other try could be granted
-   * there now (FencedOutcome.full).
+   * there now (FencedOutcome.full). With `choose` (one node only: a choice
+   * is no vote another node could share), the node takes `choose` of the
+   * keys after the first, of its own choosing (a semaphore's free permit
+   * slots, in the order named), and names them (FencedOutcome.chosen).
    */
-  acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace, probe?: boolean): NodeRequest<unknown, FencedOutcome>;
+  acquire(keys: readonly string[], value: string, ttlMs: number, place?: LinePlace, probe?: boolean, choose?: number): NodeRequest<unknown, FencedOutcome>;
   extend(keys: readonly string[], value: string, ttlMs: number): NodeRequest<unknown, NodeOutcome>;
   /**
    * Many holders' extends (a batch of renewals) in one request per node,
@@ -91,9 +94,11 @@ export interface PrimitiveRequests {
   /**
    * Release, and the undo of a failed attempt. Absent: the mutex's
    * compare-and-delete of every key that holds the value, which leaves any
-   * other key alone (a semaphore's limit record).
+   * other key alone (a semaphore's limit record). With `rejoin` (the undo
+   * of a failed attempt from the wait lines), the waiter is put back in its
+   * place first, so that what it gives back may be handed straight back to it.
    */
-  release?(keys: readonly string[], value: string): NodeRequest<number, ReleaseOutcome>;
+  release?(keys: readonly string[], value: string, rejoin?: LinePlace): NodeRequest<number, ReleaseOutcome>;
   /** With fencing: writes the quorum's largest tokens back (default: the mutex's, on every key). */
   fence?(keys: readonly string[], value: string, tokens: readonly bigint[]): NodeRequest<unknown, NodeOutcome>;
   /**
@@ -207,7 +212,7 @@ export class QuorumCoordinator extends LockManager {
     for (const node of this.nodes) if (node.backend.pubSub) ReleaseSubscriber.closeIfIdle(node.backend.pubSub);
   }
 
-  /** `probe`: a primitive's later try of one attempt (PrimitiveRequests.acquire). */
+  /** `probe`, `choose`: a primitive's later try of one attempt (PrimitiveRequests.acquire). */
   protected async acquireOnNodes(
     keys: readonly string[],
     value: string,
@@ -215,6 +220,7 @@ export class QuorumCoordinator extends LockManager {
     position: LinePosition | undefined,
     connectWait: ConnectWait,
     probe = false,
+    choose?: number,
   ): Promise<Grant> {
     const clock = this.settings.clock;
     const timeoutMs = this.#writeTimeout(ttlMs);
@@ -225,7 +231,7 @@ export class QuorumCoordinator extends LockManager {
     const fencing = this.settings.fencing;
     const request = this.#synced<FencedOutcome>(
       this.#requests
-        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs }, probe)
+        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs }, probe, choose)
         : position
           ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
           : fencing
@@ -487,7 +493,7 @@ export class QuorumCoordinator extends LockManager {
   ): Promise<void> {
     const deadline = new RequestDeadline(this.settings.clock, this.settings.nodeTimeoutMs, this.#deadlines);
     const rejoin = rejoinLine && position && position.ticket > 0 ? { ticket: position.ticket, leaseMs: position.leaseMs } : undefined;
-    const own = this.#requests?.release?.(keys, value);
+    const own = this.#requests?.release?.(keys, value, rejoin);
     const undo: NodeRequest<unknown, UndoOutcome> = own ?? (rejoin ? undoInLineRequest(keys, value, rejoin) : releaseRequest(keys, value, 'none'));
     const undone = this.nodes.flatMap((node, index) => (decided[index]?.status === 'held' ? [] : [{ node, index }]));
     // Where the undo rejoined, we may stand in line again: keep that place

@@ -32,7 +32,8 @@
 -- stand_in_line): no other set of slots would do either. In probe mode a
 -- held slot returns 0 while enough other slots are free, and otherwise 2:
 -- no other set would do, so the caller need not try one (nothing is written).
--- (line.lua's helpers are put in front of this source, defined only in line mode.)
+-- (line.lua's helpers are put in front of this source, defined only in line
+-- mode, and semaphoreRecord.lua's.)
 local in_line = ARGV[4] == 'line'
 local probing = ARGV[4] == 'probe'
 if in_line then
@@ -47,10 +48,8 @@ local slots = in_line and #KEYS - 2 - tonumber(limit) or probing and #KEYS - ton
 -- Where every slot of the resource is named (line and probe modes).
 local all_from = in_line and slots + 3 or slots + 1
 
-local recorded = redis.call('GET', limitKey)
-if recorded and recorded ~= limit then
-  return -tonumber(recorded)
-end
+local mismatch = other_limit(limitKey, limit)
+if mismatch then return mismatch end
 local taken_at_once = slots == 2 and not in_line
 local held = false
 if taken_at_once then
@@ -78,10 +77,6 @@ if not taken_at_once then
     redis.call('SET', KEYS[i], value, 'PX', ttl)
   end
 end
-local record_ms = redis.call('PTTL', limitKey)
-if record_ms <= ttl then
-  record_ms = 2 * ttl
-  redis.call('SET', limitKey, limit, 'PX', record_ms)
-end
+local record_ms = record_outliving(limitKey, limit, ttl)
 if in_line then leave_line(KEYS[slots + 1], KEYS[slots + 2], value) end
 return {1, record_ms}

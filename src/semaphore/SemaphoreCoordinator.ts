@@ -11,6 +11,7 @@ import { holdWhile } from '../lock/reentry/holdWhile.js';
 import { assertFunction } from '../lock/validate.js';
 import type { LinePosition } from '../wakeup/LinePosition.js';
 import { candidateSlots } from './candidateSlots.js';
+import { RESERVATION_MS } from '../scripts/line.js';
 import { type SemaphoreAcquireOptions, type SemaphoreTryAcquireOptions, takePermits } from './options.js';
 import { permitKeys, resourceOf } from './permitKeys.js';
 import { semaphoreRequests } from './semaphoreRequests.js';
@@ -19,16 +20,18 @@ import { semaphoreRequests } from './semaphoreRequests.js';
  * A counting semaphore on the quorum engine: `limit` permit slots per
  * resource, each a mutex under the Redlock rules; a holder of `permits` takes
  * that many slots as one multi-key lock (see the README's proof). The engine
- * is asked for the resource's limit record and as many slots as permits; one
- * attempt tries the free slots in a random order, each a vote, until one set
- * is granted.
+ * is asked for the resource's limit record and as many slots as permits. On
+ * several nodes one attempt tries the free slots in a random order, each set
+ * a vote, until one is granted; on one node, after its first set, the node
+ * chooses the slots in one request (see #onOneNode).
  */
 export abstract class SemaphoreCoordinator extends QuorumCoordinator {
   /** How many permits of a resource may be held at once. */
   readonly limit: number;
 
   protected constructor(nodes: readonly LockNode[], settings: ResolvedOptions, limit: number) {
-    super(nodes, settings, semaphoreRequests(limit, settings));
+    // One node hands freed slots to its waiters (semaphoreRelease.lua); several wake them.
+    super(nodes, settings, semaphoreRequests(limit, settings, nodes.length === 1 ? RESERVATION_MS : 0));
     this.limit = limit;
   }
 
@@ -80,6 +83,23 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     return holdWhile(await this.acquire(resource, ttlMs, options), routine, this.settings);
   }
 
+  /** A permit is any permit: one released here goes to a waiter of this process for as many permits (see LockManager.passToWaiting). */
+  protected override get passesToWaiting(): boolean {
+    return true;
+  }
+
+  /**
+   * On one node a release hands the freed slot to the next waiter in line
+   * (semaphoreRelease.lua) and tells it: a waiter that tried every longest
+   * backoff delay meanwhile found nothing free (on 8 processes × 8 waiters,
+   * three such tries per permit, the most of its requests). It tries after a
+   * reservation's length instead, the time a dead waiter's reservation keeps
+   * a slot in any case.
+   */
+  protected override lineFallbackMs(maxDelayMs: number): number {
+    return this.nodeCount === 1 ? Math.max(maxDelayMs, RESERVATION_MS) : maxDelayMs;
+  }
+
   /**
    * Not offered: a semaphore permit cannot be re-entered by its value.
    *
@@ -98,11 +118,38 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
   ): Promise<Grant> {
     const resource = resourceOf(keys[0] ?? '');
     const sets = candidateSlots(this.limit, keys.length - 1, Math.random);
+    if (this.nodeCount === 1) return this.#onOneNode(resource, sets, keys.length - 1, value, ttlMs, position, connectWait);
     // The first set outside the loop of the others: an uncontended permit
     // pays for no async frame of the loop. The grant names the slots it
     // took (Grant.keys).
     const first = super.acquireOnNodes(permitKeys(resource, sets[0] ?? []), value, ttlMs, position, connectWait);
     return first.catch((error: unknown) => this.#tryOtherSets(error, resource, sets, value, ttlMs, position, connectWait));
+  }
+
+  /**
+   * On one node the node chooses: from the wait line at once (a release may
+   * have reserved a slot for us), else after the first set was held, one try
+   * that names every slot in the first set's order and takes `permits` of
+   * those it finds reserved for us or free (semaphoreTake.lua). A quorum of
+   * one cannot split, so the node's choice is the permit: each slot a
+   * mutex key, as the slot rule asks. The grant names the slots taken.
+   */
+  #onOneNode(
+    resource: string,
+    sets: readonly number[][],
+    permits: number,
+    value: string,
+    ttlMs: number,
+    position: LinePosition | undefined,
+    connectWait: ConnectWait,
+  ): Promise<Grant> {
+    const order = permitKeys(resource, orderOf(sets, this.limit));
+    const take = () => super.acquireOnNodes(order, value, ttlMs, position, connectWait, false, permits).then((grant) => chosenGrant(grant, order));
+    if (position) return take().catch((error: unknown) => Promise.reject(this.#noSet(resource, this.#held(error))));
+    return super.acquireOnNodes(permitKeys(resource, sets[0] ?? []), value, ttlMs, undefined, connectWait).catch((error: unknown) => {
+      this.#held(error);
+      return take().catch((next: unknown) => Promise.reject(this.#noSet(resource, this.#held(next))));
+    });
   }
 
   /** After the first set was refused with `refusal`: the other sets, until one is granted or none could be. */
@@ -156,6 +203,19 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     for (let slot = 0; slot < permits; slot++) slots.push(slot);
     return permitKeys(resource, slots);
   }
+}
+
+/** Every slot, in the order of the candidate sets (their first slots: the random permutation they window). */
+function orderOf(sets: readonly number[][], limit: number): number[] {
+  if (sets.length === limit) return sets.map((set) => set[0] as number);
+  // One set of every slot (permits = limit): its own order.
+  return [...(sets[0] ?? [])];
+}
+
+/** A grant of a try the node chose the slots of: they are the permit's keys. */
+function chosenGrant(grant: Grant, order: readonly string[]): Grant {
+  const chosen = (grant.outcomes[0] as FencedOutcome | undefined)?.chosen;
+  return chosen ? { ...grant, keys: [order[0] ?? '', ...chosen] } : grant;
 }
 
 /** The nodes that answered with a place in the wait line (FencedOutcome.ticket). */

@@ -3,7 +3,7 @@ import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
 import type { Clock } from '../clock/Clock.js';
 import type { ResolvedOptions } from '../lock/options.js';
 import type { NodeBackend } from '../node/NodeBackend.js';
-import type { NodeRequest } from '../node/LockNode.js';
+import type { NodeRequest, ReleaseOutcome } from '../node/LockNode.js';
 import { syncedTimeoutMs } from '../node/replicaSync.js';
 import {
   placeArgs,
@@ -15,6 +15,7 @@ import {
   type ScriptRequestOptions,
 } from '../redlock/scriptRequest.js';
 import type { NodeOutcome } from '../shared/outcome.js';
+import type { LinePlace } from '../scripts/acquire.js';
 import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { isOne } from '../scripts/LuaScript.js';
 import {
@@ -23,6 +24,7 @@ import {
   semaphoreExtendEachScript,
   semaphoreExtendScript,
   semaphoreReleaseScript,
+  semaphoreTakeScript,
   type SemaphoreAcquireReply,
 } from '../scripts/semaphore.js';
 import { LiveLimitRecords } from './LiveLimitRecords.js';
@@ -38,25 +40,32 @@ function allSlots(limitRecord: string, limit: number): string[] {
  * The semaphore's node requests for the quorum engine. Keys: the limit
  * record, then the permit slots (permitKeys.ts). A node that records another
  * limit answers with an error outcome whose error is LimitMismatchError.
- * A plain attempt's later tries probe: a node answers whether too few slots
- * are free for any other try, so the attempt stops there. Waiters stand in
- * the limit record's wait line once too few slots are free;
- * a release wakes one of them per slot it frees (semaphoreRelease.lua), and
- * leaves the limit record.
+ * An attempt's first try names its slots (a plain `SET NX` while the limit
+ * record is known to live, see firstTry). On one node (`reservationMs` > 0),
+ * every later try names every slot in one order and lets the node choose
+ * (semaphoreTake.lua): one request however many slots are held; a release
+ * hands each slot it frees to the line's next waiter as a reservation
+ * (semaphoreRelease.lua), which that waiter's next try takes. On several
+ * nodes (`reservationMs` 0) the later tries name their slots (the same on
+ * every node, so the votes can agree), probing whether any other set is
+ * free; a release wakes one waiter per slot it frees.
  */
-export function semaphoreRequests(limit: number, settings: ResolvedOptions): PrimitiveRequests {
+export function semaphoreRequests(limit: number, settings: ResolvedOptions, reservationMs: number): PrimitiveRequests {
   const records = new LiveLimitRecords(settings.clock, settings);
   const answerMs = settings.syncReplicas ? syncedTimeoutMs(settings.nodeTimeoutMs, settings.syncReplicas) : settings.nodeTimeoutMs;
-  const release = (keys: readonly string[], value: string) =>
-    scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [value]);
+  const releaseScript = (keys: readonly string[], args: readonly (string | number)[]) =>
+    scriptRelease(semaphoreReleaseScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], args);
+  const release = (keys: readonly string[], value: string, rejoin?: LinePlace) =>
+    releaseScript(keys, rejoin ? [value, reservationMs, rejoin.ticket, rejoin.leaseMs] : [value, reservationMs]);
   return {
-    acquire: (keys, value, ttlMs, place, probe) => {
+    acquire: (keys, value, ttlMs, place, probe, choose) => {
       const options: ScriptRequestOptions<SemaphoreAcquireReply> = {
         awaitsConnection: true,
         writes: value,
         read: readSemaphoreAcquire,
         interpret: (reply) => (reply.taken ? 'ok' : reply.recordedLimit === undefined ? 'held' : 'error'),
         describe: (node, status, ms, reply, error) => {
+          if (reply?.chosen) return { node, status, ms, chosen: reply.chosen.map((position) => keys[position - 1] ?? '') };
           if (reply?.ticket !== undefined) return placeOutcome(node, status, ms, reply.ticket, reply.serverUs);
           if (reply?.full) return { node, status, ms, full: true };
           return reply?.recordedLimit === undefined
@@ -64,6 +73,12 @@ export function semaphoreRequests(limit: number, settings: ResolvedOptions): Pri
             : plainOutcome(node, status, ms, new LimitMismatchError(resourceOf(keys[0] ?? ''), limit, reply.recordedLimit, node));
         },
       };
+      if (choose !== undefined) {
+        // keys: the limit record, then every slot in the caller's order (semaphoreTake.lua).
+        const args = [value, ttlMs, limit, choose];
+        if (place) return scriptRequest(semaphoreTakeScript, [...keys, ...lineAndLeaseFor(keys[0] ?? '')], [...args, ...placeArgs(place)], options);
+        return scriptRequest(semaphoreTakeScript, keys, args, options);
+      }
       if (place) {
         return scriptRequest(
           semaphoreAcquireScript,

@@ -23,6 +23,8 @@ export interface WaitHooks {
   keepPlace(keys: readonly string[], value: string, position: LinePosition): () => void;
   /** The line of this process a waiter for `keys` joins (see LineSpace); undefined where waiters may enter together, each then keeping a line of its own, by its value, only once it needs one (formLine). */
   localLine(keys: readonly string[]): string | undefined;
+  /** How long a waiter in the Redis lines waits for its turn's announcement before it tries anyway, given the longest backoff delay. */
+  lineFallbackMs(maxDelayMs: number): number;
 }
 
 /**
@@ -110,6 +112,17 @@ export class ContendedWait implements LoneHead, LocalTaker {
     this.#place = place;
     if (place.atHead) return undefined;
     return this.#waitForTurn(place, retry);
+  }
+
+  /**
+   * Before the first attempt, where waiters of this process pass their locks
+   * to one another without lining up (LockManager.passesToWaiting): waits up
+   * to `ms` for a holder of this process to pass us its lock, as a waiter
+   * behind a local holder does. Others of this process already wait in the
+   * nodes' lines; an attempt of ours now would only join them there.
+   */
+  waitForPass(ms: number): Promise<void> {
+    return this.#park(ms);
   }
 
   /** @internal Builds our line, with us at its head: someone joins us, or we need its shared watch. */
@@ -239,7 +252,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
       if (!this.#stopKeeping) this.#stopKeeping = this.#hooks.keepPlace(this.#keys, this.#value, position);
       // In line, our turn is announced to us; polling is only the fallback for
       // a lost message or a dead waiter ahead, whose cost the longest delay bounds.
-      waitMs = Math.max(delayMs, Math.min(this.#maxDelayMs, this.#deadline - this.#clock.now()));
+      waitMs = Math.max(delayMs, Math.min(this.#hooks.lineFallbackMs(this.#maxDelayMs), this.#deadline - this.#clock.now()));
     }
     if (this.#handover || this.#holderReleased) return;
     await watch.wait(waitMs, this.#signal);

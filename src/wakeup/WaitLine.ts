@@ -72,6 +72,10 @@ export interface LocalHandover {
   readonly claim?: Claim | undefined;
   /** The giver's acquire writes still out (Grant.writesOut): the taker's release follows them. */
   readonly writesOut?: WritesOut | undefined;
+  /** The keys the giver holds, where a primitive took others than those asked for (a semaphore's slots, Grant.keys). */
+  readonly keys?: readonly string[] | undefined;
+  /** How many more times the lock may pass inside this process (see Line.passesLeft), where no line counts it. */
+  readonly passesLeft?: number | undefined;
 }
 
 /** The waiter behind a place, as a releasing holder of the same process sees it. */

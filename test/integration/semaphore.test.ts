@@ -11,7 +11,8 @@ import {
   RedlockSemaphore,
 } from '../../src/index.js';
 import { limitKey, slotKey } from '../../src/semaphore/permitKeys.js';
-import { semaphoreAcquireScript } from '../../src/scripts/semaphore.js';
+import { semaphoreTakeScript } from '../../src/scripts/semaphore.js';
+import { lineAndLeaseFor } from '../../src/scripts/lineKeys.js';
 import { lockerClientOf } from '../support/clientSwap.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
@@ -94,7 +95,7 @@ describe('RedisSemaphore on one node', () => {
     await Promise.all([big.release(), small.release()]);
   });
 
-  it('an attempt on a full semaphore stops after one probe: two requests, not one per slot', async () => {
+  it('an attempt on a full semaphore stops after one take: two requests, not one per slot', async () => {
     const semaphore = new RedisSemaphore(client, { ...once, limit: 8 });
     const held = await Promise.all(Array.from({ length: 8 }, () => semaphore.acquire('full', 10_000)));
     const admin = nodes.clients()[0]!;
@@ -102,43 +103,93 @@ describe('RedisSemaphore on one node', () => {
     expect(await semaphore.tryAcquire('full', 10_000)).toBeNull();
     const stats = await admin.info('commandstats');
     admin.disconnect();
-    // The first set (a bare SET NX: the limit record is known to outlive it), then one probe
-    // that finds no slot free (its script's own SET NX counts as a SET); without the probe, all 8.
+    // The first try (a bare SET NX: the limit record is known to outlive it), then one take
+    // that finds no slot free and writes nothing; one try per slot would be 8 requests.
     expect(callsOf(stats, 'evalsha')).toBe(1);
-    expect(callsOf(stats, 'set')).toBe(2);
-    // A probe that finds another slot free goes on to it.
+    expect(callsOf(stats, 'set')).toBe(1);
+    // A take goes to the slot that is free, wherever it is in the order.
     await held[3]!.release();
     const next = await semaphore.tryAcquire('full', 10_000);
     expect(next?.resources[1]).toBe(held[3]!.resources[1]);
     await Promise.all([...held, next!].map((lock) => lock.release()));
   });
 
-  it('a probing try answers full only when too few slots are free for any other set', async () => {
+  it('a take chooses the caller\'s reservations first, then free slots in its order, all or none', async () => {
     const semaphore = new RedisSemaphore(client, { ...once, limit: 3 });
-    const probe = (slots: number[]) =>
-      client.evalsha(
-        semaphoreAcquireScript.sha,
-        1 + slots.length + 3,
-        limitKey('p'),
-        ...slots.map((slot) => slotKey('p', slot)),
-        ...[0, 1, 2].map((slot) => slotKey('p', slot)),
-        'v',
-        10_000,
-        3,
-        'probe',
-      );
-    const [a, b] = await Promise.all([semaphore.acquire('p', 10_000), semaphore.acquire('p', 10_000)]);
-    const [heldSlot, freeSlot] = [Number(a.resources[1]!.split(':').pop()), [0, 1, 2].find((slot) => ![a, b].some((lock) => lock.resources[1] === slotKey('p', slot)))!];
-    // One slot free: a held slot answers 0 (try another) when one is wanted, 2 when two are.
-    expect(await probe([heldSlot])).toBe(0);
-    expect(await probe([heldSlot, freeSlot])).toBe(2);
-    const c = await semaphore.acquire('p', 10_000);
-    // None free: 2.
-    expect(await probe([heldSlot])).toBe(2);
-    await Promise.all([b.release(), c.release()]);
-    // Two free, two wanted: 0.
-    expect(await probe([heldSlot, freeSlot])).toBe(0);
+    const take = (value: string, order: number[], permits: number) =>
+      client.evalsha(semaphoreTakeScript.sha, 1 + order.length, limitKey('p'), ...order.map((slot) => slotKey('p', slot)), value, 10_000, 3, permits);
+    const a = await semaphore.acquire('p', 10_000);
+    const heldSlot = Number(a.resources[1]!.split(':').pop());
+    const others = [0, 1, 2].filter((slot) => slot !== heldSlot);
+    // The held slot named first: the node takes the first free one after it (its position among the keys).
+    const [ok, , chosen] = (await take('v', [heldSlot, ...others], 1)) as number[];
+    expect(ok).toBe(1);
+    expect(chosen).toBe(3);
+    expect(await client.get(slotKey('p', others[0]!))).toBe('v');
+    // Two wanted, one free: nothing written.
+    expect(await take('w', [heldSlot, ...others], 2)).toBe(2);
+    expect(await client.get(slotKey('p', others[1]!))).toBeNull();
+    // A slot holding the caller's value (a release's reservation) comes before a free one earlier in the order.
+    await client.set(slotKey('p', others[1]!), 'w', 'PX', 600);
+    const [, , reserved] = (await take('w', [others[0]!, heldSlot, others[1]!], 1)) as number[];
+    expect(reserved).toBe(4);
+    expect(await client.pttl(slotKey('p', others[1]!))).toBeGreaterThan(9_000);
     await a.release();
+    await client.del(slotKey('p', others[0]!), slotKey('p', others[1]!));
+  });
+
+  it('a release hands the freed slot to the next waiter in line as a reservation nobody else takes, for a reservation\'s length', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const held = await semaphore.acquire('handed', 10_000);
+    // A waiter of another client stands in the line: its take from the line finds no slot free.
+    const waiter = 'feed.waiter';
+    const [line, lease] = lineAndLeaseFor(limitKey('handed'));
+    const stood = await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('handed'), slotKey('handed', 0), line, lease, waiter, 10_000, 1, 1, 'line', 600, 1);
+    expect(stood).toEqual([-1, expect.any(Number)]);
+    await held.release();
+    expect(await client.get(slotKey('handed', 0))).toBe(`${waiter}~`);
+    expect(await client.zscore(line, waiter)).toBeNull();
+    // Reserved: another caller's acquire finds it held, whatever path it takes.
+    expect(await semaphore.tryAcquire('handed', 10_000)).toBeNull();
+    // The waiter's next take is granted it.
+    const [taken] = (await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('handed'), slotKey('handed', 0), line, lease, waiter, 10_000, 1, 1, 'line', 600, 1)) as number[];
+    expect(taken).toBe(1);
+    expect(await client.get(slotKey('handed', 0))).toBe(waiter);
+    await client.del(slotKey('handed', 0));
+  });
+
+  it('a reservation nobody takes frees the slot after its length (a waiter that died)', async () => {
+    const semaphore = new RedisSemaphore(client, { ...once, limit: 1 });
+    const held = await semaphore.acquire('dead', 10_000);
+    const [line, lease] = lineAndLeaseFor(limitKey('dead'));
+    await client.evalsha(semaphoreTakeScript.sha, 4, limitKey('dead'), slotKey('dead', 0), line, lease, 'gone.waiter', 10_000, 1, 1, 'line', 600, 1);
+    await held.release();
+    expect(await client.pttl(slotKey('dead', 0))).toBeLessThanOrEqual(600);
+    await sleep(650);
+    const next = await semaphore.tryAcquire('dead', 10_000);
+    expect(next).not.toBeNull();
+    await next!.release();
+  });
+
+  it('a released permit passes to a waiter of this process that has not asked the node yet, value, slot and all', async () => {
+    const semaphore = new RedisSemaphore(client, { ...patient, acquireTimeoutMs: 10_000, retry: { retries: 100, baseDelayMs: 5, maxDelayMs: 2_000 }, limit: 1 });
+    const first = await semaphore.acquire('passed', 10_000);
+    // The second waits in the node's line; the third, arriving behind it, waits for a holder of ours.
+    const second = semaphore.acquire('passed', 10_000);
+    await sleep(100);
+    const third = semaphore.acquire('passed', 10_000);
+    await sleep(5);
+    // Nobody waited when the first came from the node: its release goes through it, handed to the second.
+    expect((await first.release()).released).toBe(1);
+    const handed = await second;
+    // The third waited when the second's came: it passes to the third, the node not asked.
+    expect((await handed.release()).released).toBe(0);
+    const passed = await third;
+    expect(passed.value).toBe(handed.value);
+    expect(passed.resources).toEqual(handed.resources);
+    expect(await client.get(passed.resources[1]!)).toBe(handed.value);
+    // Passed once (as many times as waiters were waiting): the next release goes through the node.
+    expect((await passed.release()).released).toBe(1);
   });
 
   it('keeps every key on a TTL by the server, the limit record at least as long as the slots', async () => {
@@ -218,9 +269,10 @@ describe('RedisSemaphore on one node', () => {
     });
     const lock = await semaphore.acquire('late', 60_000);
     expect(stalled).toHaveLength(1);
-    // The granted slot is another one, taken by the script; the bare SET's slot holds nothing of ours.
-    expect(lock.resources[1]).not.toBe(stalled[0]);
-    expect(await client.get(stalled[0]!)).toBeNull();
+    // The bare SET's slot was given back; the take (a script, which reads the record again) took
+    // the first free slot of the order, which may be that one again, now with its record.
+    expect(await client.get(lock.resources[1]!)).toBe(lock.value);
+    expect(await client.pttl(limitKey('late'))).toBeGreaterThan(60_000);
     expect(await heldSlots(client, 'late', 2)).toBe(1);
     await lock.release();
   });

@@ -235,3 +235,175 @@ describe('the semaphore quorum, searched for more than limit permits held', () =
     expect(play(slots, race).mostHeld).toBeLessThanOrEqual(2);
   });
 });
+
+/**
+ * The one-node protocol with its handoffs: acquirers take slots the node
+ * chooses (semaphoreTake.lua, on SimulatedSemaphoreNode), stand in a FIFO
+ * line when too few are free, are handed freed slots as reservations at a
+ * release (semaphoreRelease.lua), pass a permit to a waiter of their own
+ * process that has not stood in line (LockManager's passToWaiting), and
+ * time moves (TTLs and reservations run out; a holder counts only within
+ * its validity). After every step, the valid holders hold at most `limit`
+ * permits and no slot twice. The same search with a pass whose giver keeps
+ * holding must find an overlap: the teeth.
+ */
+const RESERVATION_MS = 600;
+const HOLD_TTL_MS = 2_000;
+
+type HandoffStep =
+  | { readonly op: 'try'; readonly who: number; readonly seed: number }
+  | { readonly op: 'release'; readonly who: number }
+  | { readonly op: 'pass'; readonly who: number; readonly to: number }
+  | { readonly op: 'advance'; readonly ms: number };
+
+interface HandoffRace {
+  readonly limit: number;
+  readonly permits: readonly number[];
+  readonly steps: readonly HandoffStep[];
+}
+
+interface Actor {
+  value: string;
+  slots: string[] | undefined;
+  validUntil: number;
+  inLine: boolean;
+}
+
+function playHandoffs(race: HandoffRace, passKeepsGiver: boolean): { mostHeld: number; doubled: boolean; handed: number; passed: number } {
+  const node = new SimulatedSemaphoreNode();
+  const limitRecord = permitKeys(RESOURCE, [])[0] as string;
+  const allSlots = permitKeys(RESOURCE, Array.from({ length: race.limit }, (_, slot) => slot)).slice(1);
+  const actors: Actor[] = race.permits.map(() => ({ value: '', slots: undefined, validUntil: 0, inLine: false }));
+  const line: number[] = [];
+  let now = 0;
+  let mostHeld = 0;
+  let doubled = false;
+  let handed = 0;
+  let passed = 0;
+  // Every acquire call has a value of its own (randomValue.ts): a take counts a slot holding it as its own.
+  let acquires = 0;
+  const nextAcquire = (actor: Actor) => {
+    actor.value = `v${acquires++}`;
+  };
+  const valid = (actor: Actor) => actor.slots !== undefined && actor.validUntil > now;
+  for (const actor of actors) nextAcquire(actor);
+  const check = () => {
+    const held = actors.filter(valid);
+    mostHeld = Math.max(mostHeld, held.reduce((sum, actor) => sum + (actor.slots?.length ?? 0), 0));
+    const slots = held.flatMap((actor) => actor.slots ?? []);
+    if (new Set(slots).size < slots.length) doubled = true;
+  };
+  for (const step of race.steps) {
+    if (step.op === 'advance') {
+      now += step.ms;
+      node.advance(step.ms);
+    } else if (step.op === 'try') {
+      const who = step.who % actors.length;
+      const actor = actors[who] as Actor;
+      if (actor.slots === undefined) {
+        const rng = new Rng(step.seed);
+        const order = candidateSlots(race.limit, 1, () => rng.next()).map((set) => allSlots[set[0] as number] as string);
+        const reply = node.take(limitRecord, order, actor.value, HOLD_TTL_MS, race.limit, race.permits[who] as number);
+        if (Array.isArray(reply)) {
+          actor.slots = reply.map((position) => order[position - 2] as string);
+          // Validity from before the request, on this node's time (no drift in the model: the clock is shared).
+          actor.validUntil = now + HOLD_TTL_MS;
+          actor.inLine = false;
+          line.splice(line.indexOf(who) >>> 0, line.includes(who) ? 1 : 0);
+        } else if (!actor.inLine) {
+          actor.inLine = true;
+          line.push(who);
+        }
+      }
+    } else if (step.op === 'release') {
+      const actor = actors[step.who % actors.length] as Actor;
+      if (actor.slots !== undefined) {
+        for (const slot of actor.slots) {
+          if (node.release([slot], actor.value) === 0) continue;
+          const head = line.shift();
+          if (head === undefined) continue;
+          (actors[head] as Actor).inLine = false;
+          node.reserve(slot, (actors[head] as Actor).value, RESERVATION_MS);
+          handed++;
+        }
+        actor.slots = undefined;
+        nextAcquire(actor);
+      }
+    } else {
+      const giver = actors[step.who % actors.length] as Actor;
+      const taker = actors[step.to % actors.length] as Actor;
+      // A pass goes to a waiter of the process that has not stood in line, for as many permits, within validity.
+      if (giver !== taker && valid(giver) && taker.slots === undefined && !taker.inLine && race.permits[actors.indexOf(taker)] === giver.slots?.length) {
+        taker.slots = giver.slots;
+        taker.value = giver.value;
+        taker.validUntil = giver.validUntil;
+        if (!passKeepsGiver) {
+          giver.slots = undefined;
+          nextAcquire(giver);
+        }
+        passed++;
+      }
+    }
+    check();
+  }
+  return { mostHeld, doubled, handed, passed };
+}
+
+function handoffRaceArb(maxPermits: number): fc.Arbitrary<HandoffRace> {
+  return fc.constantFrom(1, 2, 3, 4).chain((limit) =>
+    fc.record({
+      limit: fc.constant(limit),
+      permits: fc.array(fc.integer({ min: 1, max: Math.min(limit, maxPermits) }), { minLength: limit + 1, maxLength: limit + 3 }),
+      steps: fc.array(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.record({ op: fc.constant('try' as const), who: fc.nat(8), seed: fc.nat() }) },
+          { weight: 2, arbitrary: fc.record({ op: fc.constant('release' as const), who: fc.nat(8) }) },
+          { weight: 2, arbitrary: fc.record({ op: fc.constant('pass' as const), who: fc.nat(8), to: fc.nat(8) }) },
+          { weight: 1, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.constantFrom(100, 300, 700, 2_500) }) },
+        ),
+        { maxLength: 80 },
+      ),
+    }),
+  );
+}
+
+describe('the one-node handoff protocol, searched for more than limit permits or a slot held twice', () => {
+  it(
+    'finds none with takes, handed reservations, passes inside a process and expiry',
+    async () => {
+      const tally = { runs: 0, full: 0, handed: 0, passed: 0 };
+      await checkProperty(
+        fc.property(handoffRaceArb(2), (race) => {
+          const outcome = playHandoffs(race, false);
+          tally.runs++;
+          if (outcome.mostHeld === race.limit) tally.full++;
+          if (outcome.handed > 0) tally.handed++;
+          if (outcome.passed > 0) tally.passed++;
+          return outcome.mostHeld <= race.limit && !outcome.doubled;
+        }),
+        SEARCH_RUNS * 10,
+      );
+      report('one-node handoffs', tally);
+      // The races were real ones: the semaphore filled, slots were handed on and permits passed.
+      expect(tally.full).toBeGreaterThan(tally.runs / 10);
+      expect(tally.handed).toBeGreaterThan(tally.runs / 50);
+      expect(tally.passed).toBeGreaterThan(tally.runs / 50);
+    },
+    timeoutFor(SEARCH_RUNS * 10, 20_000),
+  );
+
+  it(
+    'finds an overlap when a pass leaves the giver holding (the search has teeth)',
+    async () => {
+      const details = await fc.check(
+        fc.property(handoffRaceArb(1), (race) => {
+          const outcome = playHandoffs(race, true);
+          return outcome.mostHeld <= race.limit && !outcome.doubled;
+        }),
+        parametersFor(SEARCH_RUNS),
+      );
+      expect(details.failed, 'the search found no overlap for a pass that keeps its giver').toBe(true);
+    },
+    timeoutFor(SEARCH_RUNS, 10_000),
+  );
+});

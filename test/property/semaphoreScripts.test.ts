@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RedisNodeBackend } from '../../src/node/RedisNodeBackend.js';
-import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript } from '../../src/scripts/semaphore.js';
+import { LuaScript } from '../../src/scripts/LuaScript.js';
+import { readSemaphoreAcquire, semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript, semaphoreTakeScript } from '../../src/scripts/semaphore.js';
 import { limitKey, permitKeys, slotKey } from '../../src/semaphore/permitKeys.js';
 import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
 import { SkewNemesis } from '../support/skewNemesis.js';
@@ -27,6 +28,8 @@ type Command =
   | { readonly op: 'extend'; readonly slots: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number }
   | { readonly op: 'extendEach'; readonly holders: readonly Extend[] }
   | { readonly op: 'release'; readonly slots: number[]; readonly value: string }
+  | { readonly op: 'take'; readonly order: number[]; readonly value: string; readonly ttlMs: number; readonly limit: number; readonly permits: number }
+  | { readonly op: 'reserve'; readonly slot: number; readonly value: string; readonly ttlMs: number }
   | { readonly op: 'advance'; readonly ms: number };
 
 const slotsArb = fc.uniqueArray(fc.nat(SLOTS - 1), { minLength: 1, maxLength: 2 });
@@ -41,10 +44,26 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   // A batch of renewals (renewEach.lua): each holder as semaphoreExtend alone, in order, holders colliding on slots.
   fc.record({ op: fc.constant('extendEach' as const), holders: fc.array(extendArb, { minLength: 1, maxLength: 3 }) }),
   fc.record({ op: fc.constant('release' as const), slots: slotsArb, value: valueArb }),
+  // A later try where the node chooses (semaphoreTake.lua): every slot of the limit, in a random order.
+  limitArb.chain((limit) =>
+    fc.record({
+      op: fc.constant('take' as const),
+      order: fc.shuffledSubarray(Array.from({ length: limit }, (_, slot) => slot), { minLength: limit, maxLength: limit }),
+      value: valueArb,
+      ttlMs: ttlArb,
+      limit: fc.constant(limit),
+      permits: fc.integer({ min: 1, max: 2 }),
+    }),
+  ),
+  // What a release's handoff leaves for a waiter in line (semaphoreRelease.lua): the slot reserved for it.
+  fc.record({ op: fc.constant('reserve' as const), slot: fc.nat(SLOTS - 1), value: valueArb, ttlMs: ttlArb }),
   fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8 }).map((k) => k * UNIT_MS) }),
 );
 
 const realNode = oneRealNode();
+
+/** The SET semaphoreRelease.lua's handoff makes (its value and '~', the reservation's TTL), on Redis. */
+const reserveScript = new LuaScript('reserve', "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1");
 
 /** Every slot of the resource under `limit`: what a probing try names after its own. */
 function allSlotsOf(limit: number): string[] {
@@ -63,6 +82,19 @@ async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: '
   if (command.op === 'extendEach') {
     const entries = command.holders.map((h) => ({ keys: permitKeys(RESOURCE, h.slots), args: [h.value, h.ttlMs, h.limit] }));
     return digits(await real.renewEach(semaphoreExtendEachScript, entries));
+  }
+  // A take's chosen positions as one number behind a 1 (positions are 2-based: never 2, full).
+  if (command.op === 'take') {
+    const order = command.order.map((slot) => slotKey(RESOURCE, slot));
+    const reply = await real.runScript(semaphoreTakeScript, [limitKey(RESOURCE), ...order], [command.value, command.ttlMs, command.limit, command.permits], readSemaphoreAcquire);
+    answered.recordMs = reply.recordMs;
+    if (reply.chosen) return Number(`1${reply.chosen.join('')}`);
+    if (reply.full) return 2;
+    return reply.recordedLimit === undefined ? 0 : -reply.recordedLimit;
+  }
+  if (command.op === 'reserve') {
+    await real.runScript(reserveScript, [slotKey(RESOURCE, command.slot)], [`${command.value}~`, command.ttlMs], Number);
+    return 1;
   }
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
@@ -84,6 +116,15 @@ async function onRedis(real: RedisNodeBackend, command: Exclude<Command, { op: '
 
 function onModel(node: SimulatedSemaphoreNode, command: Exclude<Command, { op: 'advance' }>): number {
   if (command.op === 'extendEach') return digits(command.holders.map((h) => onModel(node, h) === 1));
+  if (command.op === 'take') {
+    const order = command.order.map((slot) => slotKey(RESOURCE, slot));
+    const reply = node.take(limitKey(RESOURCE), order, command.value, command.ttlMs, command.limit, command.permits);
+    return typeof reply === 'number' ? reply : Number(`1${reply.join('')}`);
+  }
+  if (command.op === 'reserve') {
+    node.reserve(slotKey(RESOURCE, command.slot), command.value, command.ttlMs);
+    return 1;
+  }
   const keys = permitKeys(RESOURCE, command.slots);
   switch (command.op) {
     case 'acquire':
@@ -102,7 +143,7 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
       const client = realNode();
       const real = new RedisNodeBackend(client);
       const nemesis = new SkewNemesis(client, { rate: 1 });
-      const seen = { taken: 0, held: 0, full: 0, mismatch: 0, extended: 0, released: 0, batchMixed: 0 };
+      const seen = { taken: 0, held: 0, full: 0, mismatch: 0, extended: 0, released: 0, batchMixed: 0, chose: 0, choseReserved: 0, takeFull: 0 };
       const modelTime = new ModelTime(UNIT_MS);
       const allKeys = [limitKey(RESOURCE), ...Array.from({ length: SLOTS }, (_, slot) => slotKey(RESOURCE, slot))];
       await checkProperty(
@@ -120,14 +161,15 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
                 jumps++;
               }
             } else {
+              const reservedBefore = command.op === 'take' && allKeys.some((key) => model.get(key) === `${command.value}~`);
               const expected = onModel(model, command);
               const answered: Answered = { recordMs: undefined };
               const actual = await onRedis(real, command, answered);
               if (!modelTime.holds(startedAt)) return;
               expect(actual, where).toBe(expected);
-              if (command.op === 'acquire') {
+              if (command.op === 'acquire' || command.op === 'take') {
                 // Taken: the record's TTL as the script left it, which the client trusts to skip reading it.
-                if (expected === 1) expectTtl(`${where}, record TTL answered`, answered.recordMs ?? -3, model.pttl(limitKey(RESOURCE)), performance.now() - startedAt, jumps);
+                if (expected === 1 || (command.op === 'take' && expected > 2)) expectTtl(`${where}, record TTL answered`, answered.recordMs ?? -3, model.pttl(limitKey(RESOURCE)), performance.now() - startedAt, jumps);
                 else expect(answered.recordMs, where).toBeUndefined();
               }
               if (command.op === 'acquire') seen[expected === 1 ? 'taken' : expected === 0 ? 'held' : expected === 2 ? 'full' : 'mismatch']++;
@@ -135,6 +177,10 @@ describe('the semaphore scripts against SimulatedSemaphoreNode', () => {
               // A batch in which one holder was renewed and another refused.
               if (command.op === 'extendEach' && /1/.test(String(expected)) && /2/.test(String(expected))) seen.batchMixed++;
               if (command.op === 'release' && expected > 0) seen.released++;
+              if (command.op === 'take' && expected > 2) seen.chose++;
+              if (command.op === 'take' && expected === 2) seen.takeFull++;
+              // A take whose caller had a slot reserved (its value and '~' before the step).
+              if (command.op === 'take' && expected > 2 && reservedBefore) seen.choseReserved++;
             }
             for (const key of allKeys) {
               const [value, pttl] = await Promise.all([client.get(key), client.pttl(key)]);

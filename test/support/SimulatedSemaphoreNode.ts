@@ -42,6 +42,36 @@ export class SimulatedSemaphoreNode {
     return 1;
   }
 
+  /**
+   * semaphoreTake.lua without a line: `order` is every slot of the resource;
+   * takes `permits` of them, first those reserved for `value` (its value and
+   * '~', or its value), then free ones in order, all or none. Returns the
+   * chosen slots' positions among the keys (2-based), 2 when too few are
+   * free, -recorded on another limit.
+   */
+  take(limitKey: string, order: readonly string[], value: string, ttlMs: number, limit: number, permits: number): number[] | number {
+    const recorded = this.get(limitKey);
+    if (recorded !== null && recorded !== String(limit)) return -Number(recorded);
+    const own: number[] = [];
+    const free: number[] = [];
+    order.forEach((slot, index) => {
+      const current = this.get(slot);
+      if (current === `${value}~` || current === value) own.push(index + 2);
+      else if (current === null) free.push(index + 2);
+    });
+    if (own.length + free.length < permits) return 2;
+    const chosen = [...own, ...free].slice(0, permits);
+    for (const position of chosen) this.#set(order[position - 2] as string, value, ttlMs);
+    if (this.pttl(limitKey) <= ttlMs) this.#set(limitKey, String(limit), 2 * ttlMs);
+    for (const position of own.slice(permits)) this.#keys.delete(order[position - 2] as string);
+    return chosen;
+  }
+
+  /** What semaphoreRelease.lua's handoff leaves on a slot it hands to `waiter`: a reservation for `reservationMs`. */
+  reserve(slot: string, waiter: string, reservationMs: number): void {
+    this.#set(slot, `${waiter}~`, reservationMs);
+  }
+
   /** semaphoreExtend.lua: 1 when every slot still held `value` and was extended, else 0. */
   extend(keys: readonly string[], value: string, ttlMs: number, limit: number): number {
     const [limitKey, ...slots] = keys as [string, ...string[]];
