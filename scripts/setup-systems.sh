@@ -4,6 +4,7 @@
 #  - etcd-server (3.4): etcd and etcdctl
 #  - zookeeper (3.8, with a JRE): the jars under /usr/share/zookeeper
 #  - postgresql (15): initdb and postgres under /usr/lib/postgresql/<v>/bin
+#  - strace (optional): counts the servers' fsyncs per acquire; without it that column is empty
 # Debian starts a system service for each on install; the bench runs its own
 # processes on free loopback ports in a temporary folder, so those are stopped.
 # Idempotent; safe to run again. Runs scripts/setup.sh first (redis-server, node_modules).
@@ -18,7 +19,8 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 missing=()
 have etcd || missing+=(etcd-server)
-[ -f /usr/share/zookeeper/bin/zkServer.sh ] || [ -d /usr/share/java ] && ls /usr/share/java/zookeeper*.jar >/dev/null 2>&1 || missing+=(zookeeper)
+[ -f /usr/share/java/zookeeper.jar ] || missing+=(zookeeper)
+have strace || missing+=(strace)
 have java || missing+=(default-jre-headless)
 [ -n "$(pg_bin)" ] || missing+=(postgresql)
 
@@ -49,3 +51,4 @@ have java || { log "java is missing: install a JRE, e.g. 'sudo apt-get install d
 log "$(etcd --version | head -n 1)"
 log "zookeeper $(ls /usr/share/java/zookeeper-3*.jar 2>/dev/null | head -n 1 | sed 's/.*zookeeper-//; s/\.jar$//')"
 log "$("$(pg_bin)/postgres" --version)"
+have strace || log "note: strace is not installed: the bench leaves its fsyncs-per-acquire column empty."

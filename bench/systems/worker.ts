@@ -15,7 +15,7 @@ import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openSystem } from './locks/open.js';
-import type { SystemSpec } from './locks/types.js';
+import type { Holder, SystemSpec } from './locks/types.js';
 
 export type WorkerCommand =
   | { readonly op: 'hot'; readonly name: string; readonly waiters: number; readonly phaseMs: number; readonly holdMs: number }
@@ -36,11 +36,14 @@ await (await first.acquire(`qlbench-warm-${process.pid}`)).release();
 process.stdout.write('ready\n');
 
 const answer = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+/** The hot rounds' holders, kept from round to round: a Postgres connection or etcd lease each. */
+const hotHolders: Holder[] = [];
 
 for await (const line of createInterface({ input: process.stdin })) {
   const command = JSON.parse(line) as WorkerCommand;
   if (command.op === 'hot') {
-    const holders = await Promise.all(Array.from({ length: command.waiters }, () => system.holder()));
+    while (hotHolders.length < command.waiters) hotHolders.push(await system.holder());
+    const holders = hotHolders.slice(0, command.waiters);
     const sections = holders.map(() => 0);
     const waits: number[] = [];
     let errors = 0;

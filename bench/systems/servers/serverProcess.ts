@@ -122,7 +122,7 @@ export function treeSize(pid: number): number {
   return 1 + descendants(pid).length;
 }
 
-function descendants(pid: number): number[] {
+export function descendants(pid: number): number[] {
   const out: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
