@@ -1,6 +1,6 @@
 /**
  * What a system costs to run, measured the same way for every one: its
- * server processes and their resident memory (from /proc), and the fsync
+ * server processes and their memory (proportional set size, from /proc), and the fsync
  * calls its servers make per acquire + release, counted by strace attached to
  * every thread of every server process (Postgres: the postmaster's children
  * too) while the cycles run. strace slows the servers; that pass is not a
@@ -9,15 +9,15 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { descendants, treeRssBytes, treeSize } from './servers/serverProcess.js';
+import { descendants, treeMemoryBytes, treeSize } from './servers/serverProcess.js';
 
 export const hasStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 
-/** Processes and resident bytes of the servers `pids` (each with its descendants). */
-export function footprint(pids: readonly number[]): { processes: number; rssBytes: number } {
+/** Processes and memory (bytes, PSS) of the servers `pids` (each with its descendants). */
+export function footprint(pids: readonly number[]): { processes: number; memoryBytes: number } {
   return {
     processes: pids.reduce((sum, pid) => sum + treeSize(pid), 0),
-    rssBytes: pids.reduce((sum, pid) => sum + treeRssBytes(pid), 0),
+    memoryBytes: pids.reduce((sum, pid) => sum + treeMemoryBytes(pid), 0),
   };
 }
 

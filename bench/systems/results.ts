@@ -28,9 +28,9 @@ export interface ContenderResult {
   readonly hotFairness: number[];
   /** Acquires or releases that failed in the rounds (none expected). */
   errors: number;
-  /** Server processes and their resident memory, with 64 holders connected. */
+  /** Server processes and their memory (MB, proportional set size), while this run's holders are connected. */
   processes: number;
-  rssMB: number;
+  memoryMB: number;
   /** fsync-family calls of all its servers per acquire + release; null without strace. */
   fsyncsPerCycle: number | null;
   /** From kill -9 of the holding process to the next holder. */
@@ -75,7 +75,7 @@ export interface Row {
   readonly killHolderMs: number | null;
   readonly fault: FaultOutcome | null;
   readonly processes: number;
-  readonly rssMB: number;
+  readonly memoryMB: number;
   readonly fsyncsPerCycle: number | null;
   readonly errors: number;
 }
@@ -93,7 +93,7 @@ export function rowsOf(result: SystemsResult): Row[] {
     killHolderMs: c.killHolderMs,
     fault: c.fault,
     processes: c.processes,
-    rssMB: c.rssMB,
+    memoryMB: c.memoryMB,
     fsyncsPerCycle: c.fsyncsPerCycle,
     errors: c.errors,
   }));
@@ -111,7 +111,7 @@ export function renderReport(result: SystemsResult): string {
   const rows = rowsOf(result);
   const base = rows[0]!;
   const { meta } = result;
-  const header = ['contender', 'p50 ms', 'p99 ms', '64 keys cs/s', 'hot cs/s', 'wait p99 ms', 'fairness', 'kill -9 → next ms', 'procs', 'RSS MB', 'fsyncs/cycle'];
+  const header = ['contender', 'p50 ms', 'p99 ms', '64 keys cs/s', 'hot cs/s', 'wait p99 ms', 'fairness', 'kill -9 → next ms', 'procs', 'PSS MB', 'fsyncs/cycle'];
   const table = rows.map((r) => [
     r.label,
     ms(r.p50Ms),
@@ -122,7 +122,7 @@ export function renderReport(result: SystemsResult): string {
     r.fairness.toFixed(2),
     ms(r.killHolderMs),
     String(r.processes),
-    r.rssMB.toFixed(0),
+    r.memoryMB.toFixed(0),
     r.fsyncsPerCycle === null ? '–' : r.fsyncsPerCycle.toFixed(1),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));

@@ -14,16 +14,17 @@
  * falls on all of them; medians over the rounds. Then, once each: fsyncs per
  * cycle (strace), kill -9 of a holder, and a server killed mid-run.
  *
- *   npm run bench:systems                  # 3 rounds
- *   npm run bench:systems -- --rounds 5
+ *   npm run bench:systems                  # 5 rounds
+ *   npm run bench:systems -- --rounds 9
  *   npm run bench:systems -- --no-docs     # leave docs/data and the guide as they are
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startNodes } from '../../test/support/harness.js';
+import { pidExists } from '../../test/support/processRegistry.js';
 import { SentinelGroup } from '../../test/support/SentinelGroup.js';
 import { buildLibrary, libraryUrl, removeBuilds, ROOT } from '../library.js';
 import { buildBenchScript } from '../procs/build.js';
@@ -53,6 +54,7 @@ const LIVENESS_MS = 5_000;
 const FAULT_HOLDERS = 8;
 const FAULT_PHASE_MS = 8_000;
 const FAULT_AT_MS = 2_000;
+const FOLDER_PREFIX = 'qlbench-systems-';
 
 interface Contender {
   readonly id: string;
@@ -76,7 +78,7 @@ interface Opened {
 const log = (message: string) => process.stderr.write(`[bench:systems] ${message}\n`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results' }, 'no-docs': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, out: { type: 'string', default: 'bench/results' }, 'no-docs': { type: 'boolean', default: false } } });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
   const missing = (['etcd', 'zookeeper', 'postgres'] as SystemName[]).map(missingReason).filter((r) => r !== undefined);
@@ -84,9 +86,8 @@ async function main(): Promise<void> {
 
   const wallStarted = performance.now();
   const startedAt = new Date().toISOString();
-  const dir = mkdtempSync(join(tmpdir(), 'qlbench-systems-'));
-  // Registered after the registry's own exit hook: the servers are killed first, then their folder goes.
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  removeStaleFolders();
+  const dir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   const stops: (() => Promise<unknown>)[] = [];
   const opened: Opened[] = [];
   try {
@@ -99,6 +100,10 @@ async function main(): Promise<void> {
       PostgresServer.start(dir),
     ]);
     stops.push(() => redis.stopAll(), () => sentinel.stop(), () => etcd.stop(), () => zookeeper.stop(), () => postgres.stop());
+    // After the process registry's own hooks (installed by the first server): on Ctrl-C it kills every
+    // server first; then this exits, and the folder goes once nothing writes to it any more.
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
     await buildLibrary();
     const script = await buildBenchScript('systems-worker', 'bench/systems/worker.ts');
     const library = libraryUrl();
@@ -157,7 +162,7 @@ async function main(): Promise<void> {
         hotFairness: [],
         errors: 0,
         processes: 0,
-        rssMB: 0,
+        memoryMB: 0,
         fsyncsPerCycle: null,
         killHolderMs: null,
         fault: null,
@@ -185,10 +190,10 @@ async function main(): Promise<void> {
         o.result.distinctPerSec.push(parallel.perSec);
         o.result.errors += parallel.errors;
         if (round === 0) {
-          // With 64 holders connected (Postgres: a backend process each).
-          const { processes, rssBytes } = footprint(o.contender.serverPids());
+          // While the 64 holders of this phase (and the workers' and the single one) are connected: Postgres has a backend process each.
+          const { processes, memoryBytes } = footprint(o.contender.serverPids());
           o.result.processes = processes;
-          o.result.rssMB = rssBytes / 2 ** 20;
+          o.result.memoryMB = memoryBytes / 2 ** 20;
         }
       }
       for (const o of order) {
@@ -268,11 +273,23 @@ async function main(): Promise<void> {
   log(`done in ${((performance.now() - wallStarted) / 1000).toFixed(0)} s`);
 }
 
+/**
+ * Folders of runs that died before they could remove theirs (their process is gone): under tsx a
+ * Ctrl-C may end this process with SIGKILL, before any exit hook; the servers die with it (their
+ * parent-death signal), their folders stay.
+ */
+function removeStaleFolders(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid !== undefined && !pidExists(Number(pid))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
 async function versions(postgres: PostgresServer): Promise<SystemsResult['meta']['versions']> {
   const { execFileSync } = await import('node:child_process');
   const redis = /v=(\S+)/.exec(execFileSync(process.env['QUORUMLOCK_REDIS_SERVER'] ?? 'redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? '';
   const etcd = /etcd Version: (\S+)/.exec(execFileSync('etcd', ['--version'], { encoding: 'utf8' }))?.[1] ?? '';
-  const { readlinkSync, readdirSync } = await import('node:fs');
+  const { readlinkSync } = await import('node:fs');
   const jar = readdirSync('/usr/share/java').find((f) => /^zookeeper-\d[\d.]*\.jar$/.test(f)) ?? readlinkSync('/usr/share/java/zookeeper.jar');
   const client = postgres.client();
   await client.connect();

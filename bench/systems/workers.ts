@@ -5,8 +5,8 @@
  * dies) and ends when its stdin closes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { registerProcess, unregisterProcess } from '../../test/support/processRegistry.js';
+import { WorkerLines } from '../semaphore/processes.js';
 import type { SystemSpec } from './locks/types.js';
 import type { WorkerCommand } from './worker.js';
 
@@ -14,18 +14,10 @@ import type { WorkerCommand } from './worker.js';
 export type WorkerScript = { readonly bundled: string } | { readonly source: string };
 
 export class SystemWorker {
-  readonly #lines: string[] = [];
-  #waiting: ((line: string) => void) | undefined;
-  readonly #exited: Promise<number | null>;
+  readonly #lines: WorkerLines;
 
   private constructor(readonly child: ChildProcess) {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const waiting = this.#waiting;
-      this.#waiting = undefined;
-      if (waiting) waiting(line);
-      else this.#lines.push(line);
-    });
-    this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.#lines = new WorkerLines(child, 'a bench:systems worker');
   }
 
   /** Starts a worker on `spec`; resolves once it has opened the system and taken one lock. */
@@ -39,7 +31,7 @@ export class SystemWorker {
     }
     const worker = new SystemWorker(child);
     try {
-      const line = await worker.#next();
+      const line = await worker.#lines.next();
       if (line !== 'ready') throw new Error(`a ${spec.system} worker said "${line}" instead of ready`);
     } catch (error) {
       await worker.kill();
@@ -51,31 +43,20 @@ export class SystemWorker {
   /** Sends `command`; resolves to its answer. */
   async send<T>(command: WorkerCommand): Promise<T> {
     this.child.stdin!.write(`${JSON.stringify(command)}\n`);
-    return JSON.parse(await this.#next()) as T;
+    return JSON.parse(await this.#lines.next()) as T;
   }
 
   /** kill -9. */
   async kill(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.#exited;
+    await this.#lines.exited;
   }
 
   /** Ends it cleanly (its stdin closes), or kills it after `graceMs`. */
   async close(graceMs = 5_000): Promise<void> {
     this.child.stdin?.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.#exited;
+    await this.#lines.exited;
     clearTimeout(timer);
-  }
-
-  #next(): Promise<string> {
-    const line = this.#lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    return Promise.race([
-      new Promise<string>((resolve) => {
-        this.#waiting = resolve;
-      }),
-      this.#exited.then((code) => Promise.reject(new Error(`a systems bench worker exited (${code})`))),
-    ]);
   }
 }

@@ -54,7 +54,8 @@ export class ServerProcess {
     if (!hasSetpriv && options.user !== undefined) throw new Error(`${options.name}: running as ${options.user} needs setpriv (util-linux)`);
     const child = spawn(command, args, { stdio: ['ignore', log, log], env: options.env ?? process.env });
     if (child.pid === undefined) throw new Error(`${options.name}: could not start ${options.command}`);
-    registerProcess({ pid: child.pid });
+    // Killed (and its folder removed) by the registry if this process dies or is interrupted first.
+    registerProcess({ pid: child.pid, dir: options.dir });
     return new ServerProcess(options.name, child, logFile);
   }
 
@@ -102,13 +103,18 @@ export class ServerProcess {
   }
 }
 
-/** Resident memory of `pid` and its descendants (Postgres forks a backend per connection), in bytes; 0 if gone. */
-export function treeRssBytes(pid: number): number {
+/**
+ * Memory of `pid` and its descendants (Postgres forks a backend per
+ * connection), in bytes: each one's proportional set size, so pages that
+ * processes share (Postgres's shared buffers) count once in all, not once per
+ * process as resident sizes would. 0 if gone.
+ */
+export function treeMemoryBytes(pid: number): number {
   let total = 0;
   for (const p of [pid, ...descendants(pid)]) {
     try {
-      const status = readFileSync(`/proc/${p}/status`, 'utf8');
-      const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+      const rollup = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
+      const kb = /^Pss:\s+(\d+) kB/m.exec(rollup)?.[1];
       if (kb !== undefined) total += Number(kb) * 1024;
     } catch {
       // gone
