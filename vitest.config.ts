@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defineConfig, type Plugin } from 'vitest/config';
+import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 
 /** Loads .lua files as strings, as tsup's text loader does for the build. */
 function luaAsText(): Plugin {
@@ -37,6 +37,8 @@ export default defineConfig({
   plugins: [luaAsText(), clientSwap()],
   test: {
     include: ['test/**/*.test.ts'],
+    // The other systems' recipes start etcd, ZooKeeper and Postgres: `npm run test:systems` (vitest.systems.config.ts).
+    exclude: [...configDefaults.exclude, 'test/systems/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Each file starts its own redis-server processes. Three at a time on 2 cores: most files

@@ -10,12 +10,16 @@ import { createInterface } from 'node:readline';
 import { registerProcess, unregisterProcess } from '../../test/support/processRegistry.js';
 import type { SemaphoreWorkerConfig, SemaphoreWorkerReport } from './worker.js';
 
-class WorkerLines {
+/** A worker's stdout as lines, one at a time (also bench:systems' workers). */
+export class WorkerLines {
   readonly #lines: string[] = [];
   #waiting: ((line: string) => void) | undefined;
   readonly #exited: Promise<number | null>;
 
-  constructor(readonly child: ChildProcess) {
+  constructor(
+    readonly child: ChildProcess,
+    private readonly what = 'a semaphore bench worker',
+  ) {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const waiting = this.#waiting;
       this.#waiting = undefined;
@@ -33,7 +37,7 @@ class WorkerLines {
       new Promise<string>((resolve) => {
         this.#waiting = resolve;
       }),
-      this.#exited.then((code) => Promise.reject(new Error(`a semaphore bench worker exited (${code})`))),
+      this.#exited.then((code) => Promise.reject(new Error(`${this.what} exited (${code})`))),
     ]);
   }
 
