@@ -1,0 +1,29 @@
+import { defineConfig, type DefaultTheme } from 'vitepress';
+import { hasApiReference, pageExists, pageGroups, pageTitle } from './pages.js';
+
+const sidebar: DefaultTheme.SidebarItem[] = [
+  ...pageGroups().map((group) => ({
+    text: group.text,
+    items: group.pages.map((page) => ({ text: pageTitle(page), link: `/${page}` })),
+  })),
+  ...(hasApiReference() ? [{ text: 'Reference', items: [{ text: 'API', link: '/api/' }] }] : []),
+];
+
+export default defineConfig({
+  title: 'quorumlock',
+  description: 'Redis distributed locks for Node.js: RedisLock, Redlock, semaphore, read-write lock, fencing and failover.',
+  cleanUrls: true,
+  lastUpdated: false,
+  // A broken link fails the build (VitePress's default); the link test checks anchors too.
+  ignoreDeadLinks: false,
+  themeConfig: {
+    nav: [
+      ...(pageExists('guide/getting-started') ? [{ text: 'Guide', link: '/guide/getting-started' }] : []),
+      ...(hasApiReference() ? [{ text: 'API', link: '/api/' }] : []),
+      { text: 'Benchmarks', link: '/guide/benchmarks' },
+    ],
+    sidebar,
+    search: { provider: 'local' },
+    outline: { level: [2, 3] },
+  },
+});
