@@ -1,3 +1,4 @@
+import { createLogger } from 'vite';
 import { defineConfig, type DefaultTheme } from 'vitepress';
 import { hasApiReference, pageExists, pageGroups, pageTitle } from './pages.js';
 
@@ -9,7 +10,18 @@ const sidebar: DefaultTheme.SidebarItem[] = [
   ...(hasApiReference() ? [{ text: 'Reference', items: [{ text: 'API', link: '/api/' }] }] : []),
 ];
 
+// `npm run docs` builds with 0 warnings: any warning of VitePress, Vite or Shiki
+// (an unknown code language, say) fails the build once it has finished.
+const logger = createLogger(undefined, { prefix: '[vitepress]' });
+const warn = logger.warn.bind(logger);
+logger.warn = (message, options) => {
+  warn(message, options);
+  process.exitCode = 1;
+};
+logger.warnOnce = logger.warn;
+
 export default defineConfig({
+  vite: { customLogger: logger },
   title: 'quorumlock',
   description: 'Redis distributed locks for Node.js: RedisLock, Redlock, semaphore, read-write lock, fencing and failover.',
   cleanUrls: true,

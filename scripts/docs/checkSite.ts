@@ -9,4 +9,4 @@ if (!existsSync(SITE_DIR)) {
 const { pages, links, broken } = await checkSite();
 for (const line of broken) process.stderr.write(`broken: ${line}\n`);
 process.stdout.write(`docs:check: ${pages} pages, ${links} internal links, ${broken.length} broken\n`);
-process.exit(broken.length === 0 ? 0 : 1);
+process.exit(broken.length === 0 && pages > 0 ? 0 : 1);

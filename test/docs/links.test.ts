@@ -4,6 +4,8 @@
  * (scripts/docs/siteLinks.ts, also `npm run docs:check`).
  */
 import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSite, SITE_DIR } from '../../scripts/docs/siteLinks.js';
@@ -52,8 +54,26 @@ describe('the docs’ markdown links', () => {
   });
 });
 
+describe('the built site’s link check', () => {
+  it('names an href to a missing page and one to a missing id, and follows clean URLs', async () => {
+    const site = await mkdtemp(join(tmpdir(), 'quorumlock-site-'));
+    try {
+      await mkdir(join(site, 'guide'));
+      await writeFile(join(site, 'index.html'), '<a href="/guide/locks#options">ok</a> <a href="/guide/gone">x</a> <a href="./guide/locks.html#nope">y</a>');
+      await writeFile(join(site, 'guide/locks.html'), '<h2 id="options">Options</h2><a href="../">home</a><a href="#options">here</a>');
+      const { pages, links, broken } = await checkSite(site);
+      expect({ pages, links }).toEqual({ pages: 2, links: 5 });
+      expect(broken).toEqual(['/index.html: /guide/gone: no such page or file', '/index.html: ./guide/locks.html#nope: no id #nope on guide/locks.html']);
+    } finally {
+      await rm(site, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(existsSync(SITE_DIR))('the built site’s links (npm run docs built it)', () => {
   it('every internal href and its anchor resolves', async () => {
-    expect((await checkSite()).broken).toEqual([]);
+    const { pages, broken } = await checkSite();
+    expect(pages, 'the build holds no page: did npm run docs fail?').toBeGreaterThan(0);
+    expect(broken).toEqual([]);
   });
 });
