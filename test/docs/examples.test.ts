@@ -3,7 +3,13 @@
  * docs/, and the programs of examples/) type-checks as a strict user project
  * and, unless it is marked ```ts fragment, runs: a fresh Node process per
  * block, against real redis-server processes standing in for the
- * localhost:6379..6383 the block connects to. How to write one: CONTRIBUTING.md.
+ * localhost:6379..6383 the block connects to (`new Redis()`, `new Redis(6380)`,
+ * `createClient({ url: 'redis://localhost:6381' })`; the servers are empty when
+ * the block starts). A runnable block quits its clients so that its process
+ * exits by itself, and checks its own result (node:assert). Valkey GLIDE
+ * connects from native code, out of the port mapping's reach: its blocks are
+ * fragments. The reader's own names (a `db`, a `chargeCustomer`) are declared,
+ * and stubbed for the run, in userNames.ts.
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

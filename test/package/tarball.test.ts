@@ -161,9 +161,13 @@ describe('installed with neither ioredis nor redis', () => {
 /**
  * Type-checks the client program `file` (fixtures/) in `dir` and runs it
  * against `nodes` (its first for one server, all for a Redlock), in a process
- * of its own that must end by itself once the snippet closes its clients.
+ * of its own that must end by itself once the program closes its clients.
  */
 async function runClientProgram(dir: string, file: string, nodes: LocalNodeSet): Promise<void> {
+  // The module both client programs share, beside them as in a user's project.
+  const shared = await fixture('useLocks.ts');
+  await writeFile(join(dir, 'useLocks.ts'), shared);
+  await writeRunnable(dir, 'useLocks.js', shared);
   const code = await fixture(`${file}.ts`);
   expect(typecheck(dir, `${file}.ts`, code, false)).toEqual([]);
   const runnable = await writeRunnable(dir, `${file}.mjs`, code);
