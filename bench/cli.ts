@@ -7,6 +7,8 @@ export interface CliOptions {
   /** Node counts to measure (topologies); undefined: the default for the mode. */
   readonly nodeCounts: readonly number[] | undefined;
   readonly quick: boolean;
+  /** Every scenario on 1, 3 and 5 nodes; without it the headline's scenarios on 1 and 5 nodes. */
+  readonly full: boolean;
   readonly rounds: number | undefined;
   /** Scenario ids to run; empty: all. */
   readonly scenarios: readonly string[];
@@ -30,9 +32,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --url redis://host:port   a node to use (repeat for several; or env
                             QUORUMLOCK_BENCH_URLS, comma-separated). Without
                             any, local redis-server processes are started.
-  --nodes 1,3,5             node counts to measure (each uses the first N nodes)
+  --nodes 1,3,5             node counts to measure (each uses the first N nodes;
+                            default 1,5, with --full 1,3,5, with --quick 1,3)
   --rounds N                measured rounds per scenario (medians are reported)
-  --scenario ID             only this scenario (repeatable): uncontended,
+  --scenario ID             this scenario (repeatable; default: the headline's,
+                            with --full or --quick all): uncontended,
                             parallel-64, contended-16, contended-200,
                             burst-200, procs
   --contender LIB[:VARIANT] only this peer (repeatable; the raw floor and
@@ -46,6 +50,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --procs-timeout S         procs: seconds a contender may take before it is
                             stopped and reported as unfinished (default 20;
                             sooner if its pace would need over 4× that)
+  --full                    every scenario on 1, 3 and 5 nodes (~10 min); the
+                            default run measures the headline's: uncontended,
+                            parallel-64 and procs on 1 and 5 nodes (~4 min)
   --quick                   tiny counts, for a smoke test (numbers meaningless)
   --out DIR                 where the JSON and SVG go (default bench/results)
   --help
@@ -63,6 +70,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       scenario: { type: 'string', multiple: true },
       contender: { type: 'string', multiple: true },
       quick: { type: 'boolean' },
+      full: { type: 'boolean' },
       out: { type: 'string' },
       candidate: { type: 'string' },
       'procs-p': { type: 'string' },
@@ -84,6 +92,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     urls,
     nodeCounts: values.nodes === undefined ? undefined : parseCounts(values.nodes),
     quick: values.quick === true,
+    full: values.full === true,
     rounds: optionalInteger(values.rounds, '--rounds'),
     scenarios: values.scenario ?? [],
     contenders: values.contender ?? [],

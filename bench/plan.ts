@@ -14,8 +14,15 @@ import {
   type ProcsShape,
 } from './scenarios/procs.js';
 
+/** headline: the scenarios of the headline's goals, on 1 and 5 nodes (the default); full: all; quick: a smoke test. */
+export type RunMode = 'headline' | 'full' | 'quick';
+
+/** What the default run measures: the scenarios whose rows the headline's goals are about. */
+export const HEADLINE_SCENARIOS: readonly string[] = ['uncontended', 'parallel-64', PROCS_ID];
+const NODE_COUNTS: Record<RunMode, readonly number[]> = { headline: [1, 5], full: [1, 3, 5], quick: [1, 3] };
+
 export interface Plan {
-  readonly mode: 'full' | 'quick';
+  readonly mode: RunMode;
   /** Topologies, smallest first; each uses the first N nodes. */
   readonly nodeCounts: readonly number[];
   /** The topologies a scenario runs on (contention only on the smallest and largest, by default). */
@@ -98,9 +105,10 @@ const QUICK_MIXED_PASSES = 2;
 
 /** `available`: every contender this run could measure; the options pick among them. */
 export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan {
-  const mode = cli.quick ? 'quick' : 'full';
+  if (cli.quick && cli.full) throw new Error('--quick and --full: pick one');
+  const mode: RunMode = cli.quick ? 'quick' : cli.full ? 'full' : 'headline';
   const given = cli.urls.length > 0 ? cli.urls.length : Number.POSITIVE_INFINITY;
-  const wanted = cli.nodeCounts ?? (cli.quick ? [1, 3] : [1, 3, 5]);
+  const wanted = cli.nodeCounts ?? NODE_COUNTS[mode];
   let nodeCounts = wanted.filter((n) => n <= given);
   // With user nodes and no --nodes: also measure all of them together.
   if (cli.nodeCounts === undefined && Number.isFinite(given) && !nodeCounts.includes(given)) {
@@ -110,7 +118,8 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
     throw new Error(`--nodes ${wanted.join(',')}: only ${cli.urls.length} node URL(s) given`);
   }
 
-  const scenarios = cli.scenarios.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => cli.scenarios.includes(s.id));
+  const scenarioIds = cli.scenarios.length > 0 ? cli.scenarios : mode === 'headline' ? HEADLINE_SCENARIOS : undefined;
+  const scenarios = scenarioIds === undefined ? SCENARIOS : SCENARIOS.filter((s) => scenarioIds.includes(s.id));
   const known = [...SCENARIOS.map((s) => s.id), PROCS_ID];
   const unknownScenario = cli.scenarios.find((id) => !known.includes(id));
   if (unknownScenario !== undefined) {
@@ -153,7 +162,7 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
     },
     ttlMs: 10_000,
     procs:
-      cli.scenarios.length === 0 || cli.scenarios.includes(PROCS_ID)
+      scenarioIds === undefined || scenarioIds.includes(PROCS_ID)
         ? procsPlan(cli, nodeCounts, contenders.filter((c) => differs(c, 'contended')))
         : undefined,
   };

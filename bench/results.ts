@@ -1,5 +1,6 @@
 /** The shape of a run's results: what the JSON holds and the reports read. */
 import type { MetricId, Sample } from './metrics.js';
+import type { RunMode } from './plan.js';
 import type { Budget } from './scenarios/index.js';
 import { type Contender, contenderKey } from './contenders/index.js';
 
@@ -49,7 +50,7 @@ export interface RunMeta {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationS: number;
-  readonly mode: 'full' | 'quick';
+  readonly mode: RunMode;
   readonly command: string;
   readonly node: string;
   readonly platform: string;

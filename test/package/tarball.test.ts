@@ -1,10 +1,10 @@
 /**
  * The packed tarball, installed in fresh projects as a user's would be:
  * one with neither ioredis nor redis, one with redis alone, one with Valkey
- * GLIDE alone. The README's snippets for node-redis, for GLIDE and for
- * users' own tests are type-checked there
- * (strict, nodenext, against the tarball's declarations) and run: the
- * in-memory one with no Redis server at all.
+ * GLIDE alone. A program on node-redis, one on GLIDE and one of users' own
+ * tests (fixtures/) are type-checked there (strict, nodenext, against the
+ * tarball's declarations) and run: the in-memory one with no Redis server at
+ * all. (The docs' own examples run against src/: test/docs/examples.test.ts.)
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
-const README = join(ROOT, 'README.md');
+const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 let work: string;
 let tarball: string;
@@ -37,15 +37,9 @@ function installed(name: string): Promise<string> {
   return install;
 }
 
-/** The ```ts block right under the heading that starts with `heading`. */
-async function readmeBlock(heading: string): Promise<string> {
-  const text = await readFile(README, 'utf8');
-  const at = text.split('\n').findIndex((line) => line.startsWith(heading));
-  if (at === -1) throw new Error(`README.md has no heading ${heading}`);
-  const rest = text.split('\n').slice(at + 1);
-  const open = rest.findIndex((line) => line.startsWith('```ts'));
-  const close = rest.findIndex((line, i) => i > open && line.startsWith('```'));
-  return rest.slice(open + 1, close).join('\n');
+/** A program of fixtures/, as a user of the installed package writes it. */
+function fixture(file: string): Promise<string> {
+  return readFile(join(FIXTURES, file), 'utf8');
 }
 
 /** A fresh project with the tarball and `extra` packages installed from the npm cache. */
@@ -155,8 +149,8 @@ describe('installed with neither ioredis nor redis', () => {
     expect(failure).toMatchObject({ code: 69, stderr: expect.stringContaining('needs the ioredis package: npm install ioredis') });
   });
 
-  it("runs the README's example for users' own tests, with no Redis server, as it stands", async () => {
-    const code = await readmeBlock('## Testing your own code');
+  it("runs a user's own tests on the in-memory node, with no Redis server", async () => {
+    const code = await fixture('users-tests.ts');
     expect(typecheck(dir, 'users-tests.ts', code, true)).toEqual([]);
     const file = await writeRunnable(dir, 'users-tests.mjs', code);
     // A process of its own that must end by itself: no timer or connection is left behind.
@@ -165,50 +159,45 @@ describe('installed with neither ioredis nor redis', () => {
 });
 
 /**
- * The snippet's own address of the local node, `localhost:6379` as a reader
- * pastes it, turned into `url`'s. Throws when the snippet names no such
- * address, so a snippet that changed its form cannot run against nothing.
+ * Type-checks the client program `file` (fixtures/) in `dir` and runs it
+ * against `nodes` (its first for one server, all for a Redlock), in a process
+ * of its own that must end by itself once the program closes its clients.
  */
-function pointAt(code: string, url: string): string {
-  const { hostname, port } = new URL(url);
-  const pointed = code
-    .replaceAll("'redis://localhost:6379'", `'${url}'`)
-    .replaceAll("{ host: 'localhost', port: 6379 }", `{ host: '${hostname}', port: ${port} }`);
-  if (pointed === code) throw new Error('the snippet names no localhost:6379 address to point at the test node');
-  return pointed;
-}
-
-/**
- * Type-checks the README's client snippet under `heading` in `dir` and runs it
- * against the first of `nodes`, in a process of its own that must end by
- * itself once the snippet closes its client. The snippet asserts its own
- * result (node:assert), so a wrong result fails the run.
- */
-async function runClientSnippet(dir: string, heading: string, file: string, nodes: LocalNodeSet): Promise<void> {
-  const code = await readmeBlock(heading);
+async function runClientProgram(dir: string, file: string, nodes: LocalNodeSet): Promise<void> {
+  // The module both client programs share, beside them as in a user's project.
+  const shared = await fixture('useLocks.ts');
+  await writeFile(join(dir, 'useLocks.ts'), shared);
+  await writeRunnable(dir, 'useLocks.js', shared);
+  const code = await fixture(`${file}.ts`);
   expect(typecheck(dir, `${file}.ts`, code, false)).toEqual([]);
-  const runnable = await writeRunnable(dir, `${file}.mjs`, pointAt(code, nodes.urls[0] ?? ''));
-  await run(process.execPath, [runnable], { cwd: dir, timeout: 30_000 });
+  const runnable = await writeRunnable(dir, `${file}.mjs`, code);
+  const { stdout } = await run(process.execPath, [runnable], {
+    cwd: dir,
+    timeout: 30_000,
+    env: { ...process.env, REDIS_URL: nodes.urls[0], REDIS_URLS: nodes.urls.join(',') },
+  });
+  expect(stdout).toContain('charged 42 under the lock');
+  expect(stdout).toMatch(/holds cron:nightly on a quorum of 3/);
 }
 
 describe.each([
-  { client: 'redis', heading: '### With node-redis', file: 'node-redis' },
-  { client: '@valkey/valkey-glide', heading: '### With Valkey GLIDE', file: 'glide' },
-])('installed with $client alone', ({ client, heading, file }) => {
+  { client: 'redis', file: 'node-redis' },
+  { client: '@valkey/valkey-glide', file: 'glide' },
+])('installed with $client alone', ({ client, file }) => {
   let dir: string;
   let nodes: LocalNodeSet;
   beforeAll(async () => {
-    [dir, nodes] = await Promise.all([installed(file), startNodes(1)]);
+    [dir, nodes] = await Promise.all([installed(file), startNodes(3)]);
   }, 300_000);
   afterAll(async () => {
     await nodes?.stopAll();
   });
 
-  it(`type-checks and runs the README's snippet under "${heading}" as it stands`, async () => {
+  it(`type-checks and runs fixtures/${file}.ts`, async () => {
     const installed = await readdir(join(dir, 'node_modules'));
     expect(installed.includes('ioredis')).toBe(false);
     expect(existsSync(join(dir, 'node_modules', client))).toBe(true);
     for (const other of ['redis', '@valkey/valkey-glide'].filter((name) => name !== client)) expect(existsSync(join(dir, 'node_modules', other))).toBe(false);
-    await runClientSnippet(dir, heading, file, nodes);
+    await runClientProgram(dir, file, nodes);
   }, 120_000);
 });
