@@ -1,4 +1,4 @@
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { toNodes } from '../redlock/Redlock.js';
 import { type ReadWriteLockOptions, resolveReadWriteOptions } from './options.js';
 import { ReadWriteLock } from './ReadWriteLock.js';
@@ -10,7 +10,7 @@ import { ReadWriteLock } from './ReadWriteLock.js';
  * either a writer's key or live readers, never both.
  */
 export class RedlockReadWriteLock extends ReadWriteLock {
-  constructor(clients: readonly RedisClient[], options?: ReadWriteLockOptions) {
+  constructor(clients: readonly LockClient[], options?: ReadWriteLockOptions) {
     const resolved = resolveReadWriteOptions(options);
     super(toNodes(clients, resolved.settings.clock), resolved);
   }

@@ -1,5 +1,5 @@
 import { toNodes } from '../redlock/Redlock.js';
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { resolveSemaphoreOptions, type SemaphoreOptions } from './options.js';
 import { SemaphoreCoordinator } from './SemaphoreCoordinator.js';
 
@@ -9,7 +9,7 @@ import { SemaphoreCoordinator } from './SemaphoreCoordinator.js';
  * arrival order lets more than `limit` permits be held (see the README).
  */
 export class RedlockSemaphore extends SemaphoreCoordinator {
-  constructor(clients: readonly RedisClient[], options: SemaphoreOptions) {
+  constructor(clients: readonly LockClient[], options: SemaphoreOptions) {
     const { limit, settings } = resolveSemaphoreOptions(options);
     super(toNodes(clients, settings.clock), settings, limit);
   }
