@@ -42,6 +42,18 @@ interface Subscriber {
 
 let nextPortId = 0;
 
+/** Scripts' SHA1s by source: hashing a script of some kB on every request cost more than running it. */
+const shaBySource = new Map<string, string>();
+
+function sha1Of(source: string): string {
+  let sha = shaBySource.get(source);
+  if (sha === undefined) {
+    sha = createHash('sha1').update(source).digest('hex');
+    shaBySource.set(source, sha);
+  }
+  return sha;
+}
+
 /** What the node is, apart from the backend the lockers talk to: its data, scripts, subscribers and connection. */
 class Server implements PipeNode {
   readonly keyspace: Keyspace;
@@ -101,7 +113,7 @@ class Server implements PipeNode {
     const keys = all.slice(0, keyCount);
     const args = all.slice(keyCount);
     const source = command === 'EVAL' ? shaOrSource : undefined;
-    const sha = source === undefined ? shaOrSource.toLowerCase() : createHash('sha1').update(source).digest('hex');
+    const sha = source === undefined ? shaOrSource.toLowerCase() : sha1Of(source);
     const { op, valueFirst } = scriptOp(sha);
     const ttl = op === 'acquire' || op === 'extend' ? Number(args[1]) : undefined;
     const request = { op, command, keys, value: valueFirst ? (args[0] ?? '') : '', values: valuesOf(sha, args), ...(ttl !== undefined && Number.isFinite(ttl) ? { ttlMs: ttl } : {}) };
@@ -274,13 +286,24 @@ export class InMemoryNode extends RedisNodeBackend implements InMemoryBackend {
   }
 
   /**
+   * Runs a script at once, past the connection and the planner (as EVAL,
+   * so the node knows it from then on); its reply as the server sends it.
+   * For searches that play thousands of requests in order, synchronously.
+   * The Lua VM must be loaded (await InMemoryNode.ready()).
+   */
+  evalNow(source: string, keys: readonly string[], args: readonly (string | number)[]): Reply {
+    const sha = this.loadScript(source);
+    return this.#server.keyspace.tracking(() => this.#server.runScript(sha, source, keys, args.map(String))).result;
+  }
+
+  /**
    * SCRIPT LOAD, applied at once past the connection: the node knows the
    * script from then on (until a restart), as a server that has run it
    * before; returns its SHA1. The Lua VM must be loaded (await
    * InMemoryNode.ready()).
    */
   loadScript(source: string): string {
-    const sha = createHash('sha1').update(source).digest('hex');
+    const sha = sha1Of(source);
     const vm = LuaVm.loaded;
     if (vm === undefined) throw new InMemoryNodeError(this.name, 'the Lua VM is not loaded yet: await InMemoryNode.ready() first');
     const compiled = vm.compile(sha, source);

@@ -11,7 +11,7 @@
  *   nodes grants a permit (redis-semaphore's RedlockSemaphore). The search
  *   must find it unsafe for limit 2: the teeth.
  * - slots: quorumlock's rule, with its own pieces (quorumFor, candidateSlots,
- *   permitKeys, and the scripts' semantics on SimulatedSemaphoreNode). The
+ *   permitKeys, and the scripts themselves on in-memory nodes). The
  *   search must find nothing.
  */
 import fc from 'fast-check';
@@ -20,7 +20,9 @@ import { quorumFor } from '../../src/redlock/quorum.js';
 import { candidateSlots } from '../../src/semaphore/candidateSlots.js';
 import { permitKeys } from '../../src/semaphore/permitKeys.js';
 import { Rng } from '../chaos/run/rng.js';
-import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
+import { semaphoreAcquireScript } from '../../src/scripts/semaphore.js';
+import { releasePlainScript } from '../../src/scripts/release.js';
+import { SimulatedNode } from '../support/SimulatedNode.js';
 import { checkProperty, parametersFor, report, timeoutFor } from './fcConfig.js';
 
 const RESOURCE = 'r';
@@ -78,10 +80,15 @@ const counting: Rule = {
 const slots: Rule = {
   name: 'slots',
   nodes(race) {
-    const nodes = Array.from({ length: race.nodes }, () => new SimulatedSemaphoreNode());
+    // The scripts themselves, applied at once in the order the race delivers them.
+    const nodes = Array.from({ length: race.nodes }, (_, i) => new SimulatedNode(`n${i}`));
+    const on = (node: number) => nodes[node] as SimulatedNode;
     return {
-      take: (node, who, attempt) => (nodes[node] as SimulatedSemaphoreNode).acquire(permitKeys(RESOURCE, attempt), `v${who}`, TTL_MS, race.limit) === 1,
-      undo: (node, who, attempt) => void (nodes[node] as SimulatedSemaphoreNode).release(permitKeys(RESOURCE, attempt), `v${who}`),
+      take: (node, who, attempt) => {
+        const reply = on(node).evalNow(semaphoreAcquireScript.source, permitKeys(RESOURCE, attempt), [`v${who}`, TTL_MS, race.limit]);
+        return Array.isArray(reply) && reply[0] === 1;
+      },
+      undo: (node, who, attempt) => void on(node).evalNow(releasePlainScript.source, permitKeys(RESOURCE, attempt), [`v${who}`]),
     };
   },
   attempts(race, who) {
