@@ -216,6 +216,12 @@ function toClientReply(reply: Reply): CommandReply {
   return reply as string | number | null;
 }
 
+/**
+ * A Redis node in memory that runs quorumlock's own Lua scripts, for tests
+ * with no Redis server: lockers take it where they take a client
+ * (`new RedisLock(new InMemoryNode())`). See the testing guide for what is
+ * simulated and what is not.
+ */
 export class InMemoryNode extends RedisNodeBackend implements InMemoryBackend {
   /** @internal Lockers take this node as it is, where they take a client. */
   readonly [IN_MEMORY_NODE] = true as const;

@@ -5,6 +5,7 @@
  * setTimeout, so tests that use them drive time with fake timers and give
  * the node a clock that reads the same fake time.
  */
+import { holdProcessOpen, holdProcessOpenFor } from './keepAlive.js';
 import type { SimulatedOperation } from './scriptOps.js';
 import type { StringChange } from './keyspace/Keyspace.js';
 import type { Reply } from './lua/replies.js';
@@ -62,6 +63,9 @@ export interface RequestRecord extends SimulatedRequest {
   /** Why it was not applied or not answered. */
   failure?: string;
 }
+
+/** How long a lost reply holds the process open: far past any node timeout a test would set (default 50 ms). */
+const LOST_REPLY_HOLD_MS = 1000;
 
 export const ANSWER_AT_ONCE: Required<RequestPlan> = Object.freeze({ applyAfterMs: 0, replyAfterMs: 0, fate: 'reply' });
 
@@ -124,9 +128,12 @@ export class RequestPipe {
     const answered = Promise.all([applied, this.#replyTail, applied.then(() => delay(plan.replyAfterMs))]);
     this.#replyTail = answered.then(() => undefined);
 
+    // Open until answered, as a client's socket with a command on it.
+    const letGo = holdProcessOpen();
     return new Promise<Reply>((resolve, reject) => {
       void answered.then(() => {
-        if (plan.fate === 'lose-reply') return;
+        letGo();
+        if (plan.fate === 'lose-reply') return holdProcessOpenFor(LOST_REPLY_HOLD_MS);
         if (epoch !== node.epoch) reject(new InMemoryNodeError(node.name, 'connection reset (node restarted)'));
         else if (record.failure !== undefined) reject(new InMemoryNodeError(node.name, record.failure));
         else if (plan.fate === 'fail-after') reject(new InMemoryNodeError(node.name, 'connection reset after the request was applied'));

@@ -19,6 +19,7 @@ import { type LocalNodeSet, startNodes } from '../support/harness.js';
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 const README = join(ROOT, 'README.md');
+const TESTING_GUIDE = join(ROOT, 'docs/guide/testing.md');
 
 let work: string;
 let tarball: string;
@@ -46,6 +47,22 @@ async function readmeBlock(heading: string): Promise<string> {
   const open = rest.findIndex((line) => line.startsWith('```ts'));
   const close = rest.findIndex((line, i) => i > open && line.startsWith('```'));
   return rest.slice(open + 1, close).join('\n');
+}
+
+/** Every runnable ```ts block of a markdown file (not the `ts fragment` ones), with the heading it is under. */
+async function runnableBlocks(file: string): Promise<{ heading: string; code: string }[]> {
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  const blocks: { heading: string; code: string }[] = [];
+  let heading = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.startsWith('#')) heading = line;
+    if (line.trim() !== '```ts') continue;
+    const close = lines.findIndex((other, j) => j > i && other.startsWith('```'));
+    blocks.push({ heading, code: lines.slice(i + 1, close).join('\n') });
+    i = close;
+  }
+  return blocks;
 }
 
 /** A fresh project with the tarball and `extra` packages installed from the npm cache. */
@@ -162,6 +179,34 @@ describe('installed with neither ioredis nor redis', () => {
     // A process of its own that must end by itself: no timer or connection is left behind.
     await run(process.execPath, [file], { cwd: dir, timeout: 20_000 });
   }, 120_000);
+});
+
+describe("the testing guide's examples, from the installed tarball, with no redis-server on PATH", () => {
+  let dir: string;
+  let path: string;
+  beforeAll(async () => {
+    dir = await installed('bare');
+    // Only node on PATH: no redis-server could be started, nor is one needed.
+    path = join(dir, 'bin-without-redis');
+    await mkdir(path, { recursive: true });
+    await symlink(process.execPath, join(path, 'node'));
+  }, 300_000);
+
+  it('has the examples the guide promises: a lock, a Redlock over 5 nodes with one down, a semaphore, a read-write lock', async () => {
+    const headings = (await runnableBlocks(TESTING_GUIDE)).map((block) => block.heading);
+    for (const heading of ['## A lock', '## Redlock over five nodes, one of them down', '## A semaphore', '## A read-write lock']) expect(headings).toContain(heading);
+    expect(existsSync(join(dir, 'node_modules/quorumlock/node_modules/wasmoon')) || existsSync(join(dir, 'node_modules/wasmoon'))).toBe(true);
+  });
+
+  it('type-checks and runs every example, each in a process of its own that ends by itself', async () => {
+    const blocks = await runnableBlocks(TESTING_GUIDE);
+    for (const [i, { heading, code }] of blocks.entries()) {
+      expect(typecheck(dir, `guide-${i}.ts`, code, true), heading).toEqual([]);
+      const file = await writeRunnable(dir, `guide-${i}.mjs`, code);
+      // A waiting acquire keeps the process alive (the first example waits for a TTL to run out): exit code 0, not 13.
+      await expect(run(process.execPath, [file], { cwd: dir, timeout: 20_000, env: { PATH: path, HOME: dir } }), heading).resolves.toBeDefined();
+    }
+  }, 180_000);
 });
 
 /**

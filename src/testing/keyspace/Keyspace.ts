@@ -20,8 +20,11 @@ interface Entry {
 
 /** A string key written or deleted by a command, with its value before and after (undefined: missing). */
 export interface StringChange {
+  /** The key's name. */
   readonly key: string;
+  /** Its value before the request (undefined: missing). */
   readonly before: string | undefined;
+  /** Its value after the request (undefined: deleted or missing). */
   after: string | undefined;
 }
 

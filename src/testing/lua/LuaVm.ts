@@ -15,6 +15,7 @@
  * TIME's microseconds (1700000000123000) into 404758648.
  */
 import type { LuaWasm } from 'wasmoon';
+import { holdProcessOpen } from '../keepAlive.js';
 import { errorReply, formatLuaNumber, isError, isStatus, type Reply } from './replies.js';
 
 /** What a script's redis.call reaches: one command, its arguments as strings. */
@@ -114,7 +115,12 @@ export class LuaVm {
 
   /** The process's VM, loaded (WebAssembly compiled) at the first call. */
   static load(): Promise<LuaVm> {
-    loading ??= import('wasmoon').then(async ({ LuaFactory }) => (loaded = new LuaVm(await new LuaFactory().getLuaModule())));
+    if (loading) return loading;
+    // Compiling WebAssembly holds no handle of the event loop: a script whose
+    // top-level await waits on the first request would end in the middle.
+    const letGo = holdProcessOpen();
+    loading = import('wasmoon').then(async ({ LuaFactory }) => (loaded = new LuaVm(await new LuaFactory().getLuaModule())));
+    loading.then(letGo, letGo);
     return loading;
   }
 

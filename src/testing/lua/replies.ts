@@ -8,11 +8,13 @@ export type Reply = string | number | null | StatusReply | ErrorReply | readonly
 
 /** A status reply (+OK): a string to the client, `{ok = …}` to a script. */
 export interface StatusReply {
+  /** The status text (OK, …). */
   readonly status: string;
 }
 
 /** An error reply (-ERR …): a rejection to the client, `{err = …}` to a script. */
 export interface ErrorReply {
+  /** The error's message, its code first (ERR, WRONGTYPE, NOSCRIPT, …). */
   readonly error: string;
 }
 
