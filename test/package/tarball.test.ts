@@ -198,6 +198,20 @@ describe("the testing guide's examples, from the installed tarball, with no redi
     expect(existsSync(join(dir, 'node_modules/quorumlock/node_modules/wasmoon')) || existsSync(join(dir, 'node_modules/wasmoon'))).toBe(true);
   });
 
+  it("the main entry never reaches the Lua VM: wasmoon is only imported by quorumlock/testing", async () => {
+    const dist = join(dir, 'node_modules/quorumlock/dist');
+    const reached = new Set<string>();
+    const visit = async (file: string): Promise<void> => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const code = await readFile(join(dist, file), 'utf8');
+      for (const [, chunk] of code.matchAll(/(?:from |require\()"\.\/([^"]+)"/g)) await visit(chunk as string);
+    };
+    for (const entry of ['index.js', 'index.cjs']) await visit(entry);
+    for (const file of reached) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('wasmoon');
+    expect(await readFile(join(dist, 'testing.js'), 'utf8')).toContain('wasmoon');
+  });
+
   it('type-checks and runs every example, each in a process of its own that ends by itself', async () => {
     const blocks = await runnableBlocks(TESTING_GUIDE);
     for (const [i, { heading, code }] of blocks.entries()) {
