@@ -145,6 +145,11 @@ export class QuorumCoordinator extends LockManager {
       : undefined;
     this.#keyCheckers = nodes.map((node) => node.backend).filter((backend) => backend.checkKeys !== undefined);
     this.lineSpace = lineSpaceFor(nodes.map((node) => node.name).join(','));
+    if (requests) {
+      // A semaphore's or a read-write lock's every request is a script of its own: refused now, not after retrying.
+      const unable = nodes.find((node) => !node.backend.runScript);
+      if (unable) throw new InvalidArgumentError('clients', `node ${unable.name} cannot run scripts, which this primitive's requests all are`);
+    }
     if (settings.fencing) {
       const unable = nodes.find((node) => !node.backend.acquireFenced || !node.backend.fence);
       if (unable) throw new InvalidArgumentError('options.fencing', `node ${unable.name} cannot hand out fencing tokens`);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { backendFor } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
 import { type ReadWriteLockOptions, resolveReadWriteOptions } from './options.js';
@@ -14,7 +14,7 @@ export class RedisReadWriteLock extends ReadWriteLock {
    * @param options - A locker's options, and `writerClaimMs`.
    * @throws {@link InvalidArgumentError} for a client quorumlock does not know, or a bad option.
    */
-  constructor(client: RedisClient, options?: ReadWriteLockOptions) {
+  constructor(client: LockClient, options?: ReadWriteLockOptions) {
     const backend = backendFor(client, 'client');
     const resolved = resolveReadWriteOptions(options);
     super([new LockNode(backend, resolved.settings.clock)], resolved);

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { toNodes } from '../redlock/Redlock.js';
 import { type ReadWriteLockOptions, resolveReadWriteOptions } from './options.js';
 import { ReadWriteLock } from './ReadWriteLock.js';
@@ -16,7 +16,7 @@ export class RedlockReadWriteLock extends ReadWriteLock {
    * @throws {@link InvalidArgumentError} for an empty array, a client given
    * twice, a client quorumlock does not know, or a bad option.
    */
-  constructor(clients: readonly RedisClient[], options?: ReadWriteLockOptions) {
+  constructor(clients: readonly LockClient[], options?: ReadWriteLockOptions) {
     const resolved = resolveReadWriteOptions(options);
     super(toNodes(clients, resolved.settings.clock), resolved);
   }

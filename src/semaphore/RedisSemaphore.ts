@@ -1,4 +1,4 @@
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { backendFor } from '../node/backendFor.js';
 import { LockNode } from '../node/LockNode.js';
 import { resolveSemaphoreOptions, type SemaphoreOptions } from './options.js';
@@ -16,7 +16,7 @@ export class RedisSemaphore extends SemaphoreCoordinator {
    * @throws {@link InvalidArgumentError} for a client quorumlock does not know,
    * a missing or bad `limit`, or a bad option.
    */
-  constructor(client: RedisClient, options: SemaphoreOptions) {
+  constructor(client: LockClient, options: SemaphoreOptions) {
     const backend = backendFor(client, 'client');
     const { limit, settings } = resolveSemaphoreOptions(options);
     super([new LockNode(backend, settings.clock)], settings, limit);

@@ -1,5 +1,5 @@
 import { toNodes } from '../redlock/Redlock.js';
-import type { RedisClient } from '../node/assertClient.js';
+import type { LockClient } from '../node/backendFor.js';
 import { resolveSemaphoreOptions, type SemaphoreOptions } from './options.js';
 import { SemaphoreCoordinator } from './SemaphoreCoordinator.js';
 
@@ -16,7 +16,7 @@ export class RedlockSemaphore extends SemaphoreCoordinator {
    * @throws {@link InvalidArgumentError} for an empty array, a client given
    * twice, a client quorumlock does not know, a missing or bad `limit`, or a bad option.
    */
-  constructor(clients: readonly RedisClient[], options: SemaphoreOptions) {
+  constructor(clients: readonly LockClient[], options: SemaphoreOptions) {
     const { limit, settings } = resolveSemaphoreOptions(options);
     super(toNodes(clients, settings.clock), settings, limit);
   }

@@ -5,13 +5,8 @@
  *
  * @module quorumlock/testing
  */
-export {
-  InMemoryNode,
-  InMemoryNodeError,
-  type RequestFate,
-  type RequestPlan,
-  type RequestPlanner,
-  type RequestRecord,
-  type SimulatedOperation,
-  type SimulatedRequest,
-} from './InMemoryNode.js';
+export { type CommandReply, InMemoryNode, InMemoryNodeError } from './InMemoryNode.js';
+export type { RequestFate, RequestPlan, RequestPlanner, RequestRecord, SimulatedRequest } from './RequestPipe.js';
+export type { SimulatedOperation } from './scriptOps.js';
+export type { StringChange } from './keyspace/Keyspace.js';
+export type { ErrorReply, Reply, StatusReply } from './lua/replies.js';

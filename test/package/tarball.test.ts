@@ -19,6 +19,7 @@ import { type LocalNodeSet, startNodes } from '../support/harness.js';
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURES = join(import.meta.dirname, 'fixtures');
+const TESTING_GUIDE = join(ROOT, 'docs/guide/testing.md');
 
 let work: string;
 let tarball: string;
@@ -40,6 +41,22 @@ function installed(name: string): Promise<string> {
 /** A program of fixtures/, as a user of the installed package writes it. */
 function fixture(file: string): Promise<string> {
   return readFile(join(FIXTURES, file), 'utf8');
+}
+
+/** Every runnable ```ts block of a markdown file (not the `ts fragment` ones), with the heading it is under. */
+async function runnableBlocks(file: string): Promise<{ heading: string; code: string }[]> {
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  const blocks: { heading: string; code: string }[] = [];
+  let heading = '';
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.startsWith('#')) heading = line;
+    if (line.trim() !== '```ts') continue;
+    const close = lines.findIndex((other, j) => j > i && other.startsWith('```'));
+    blocks.push({ heading, code: lines.slice(i + 1, close).join('\n') });
+    i = close;
+  }
+  return blocks;
 }
 
 /** A fresh project with the tarball and `extra` packages installed from the npm cache. */
@@ -156,6 +173,48 @@ describe('installed with neither ioredis nor redis', () => {
     // A process of its own that must end by itself: no timer or connection is left behind.
     await run(process.execPath, [file], { cwd: dir, timeout: 20_000 });
   }, 120_000);
+});
+
+describe("the testing guide's examples, from the installed tarball, with no redis-server on PATH", () => {
+  let dir: string;
+  let path: string;
+  beforeAll(async () => {
+    dir = await installed('bare');
+    // Only node on PATH: no redis-server could be started, nor is one needed.
+    path = join(dir, 'bin-without-redis');
+    await mkdir(path, { recursive: true });
+    await symlink(process.execPath, join(path, 'node'));
+  }, 300_000);
+
+  it('has the examples the guide promises: a lock, a Redlock over 5 nodes with one down, a semaphore, a read-write lock', async () => {
+    const headings = (await runnableBlocks(TESTING_GUIDE)).map((block) => block.heading);
+    for (const heading of ['## A lock', '## Redlock over five nodes, one of them down', '## A semaphore', '## A read-write lock']) expect(headings).toContain(heading);
+    expect(existsSync(join(dir, 'node_modules/quorumlock/node_modules/wasmoon')) || existsSync(join(dir, 'node_modules/wasmoon'))).toBe(true);
+  });
+
+  it("the main entry never reaches the Lua VM: wasmoon is only imported by quorumlock/testing", async () => {
+    const dist = join(dir, 'node_modules/quorumlock/dist');
+    const reached = new Set<string>();
+    const visit = async (file: string): Promise<void> => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const code = await readFile(join(dist, file), 'utf8');
+      for (const [, chunk] of code.matchAll(/(?:from |require\()"\.\/([^"]+)"/g)) await visit(chunk as string);
+    };
+    for (const entry of ['index.js', 'index.cjs']) await visit(entry);
+    for (const file of reached) expect(await readFile(join(dist, file), 'utf8'), file).not.toContain('wasmoon');
+    expect(await readFile(join(dist, 'testing.js'), 'utf8')).toContain('wasmoon');
+  });
+
+  it('type-checks and runs every example, each in a process of its own that ends by itself', async () => {
+    const blocks = await runnableBlocks(TESTING_GUIDE);
+    for (const [i, { heading, code }] of blocks.entries()) {
+      expect(typecheck(dir, `guide-${i}.ts`, code, true), heading).toEqual([]);
+      const file = await writeRunnable(dir, `guide-${i}.mjs`, code);
+      // A waiting acquire keeps the process alive (the first example waits for a TTL to run out): exit code 0, not 13.
+      await expect(run(process.execPath, [file], { cwd: dir, timeout: 20_000, env: { PATH: path, HOME: dir } }), heading).resolves.toBeDefined();
+    }
+  }, 180_000);
 });
 
 /**

@@ -120,7 +120,7 @@ describe('vote', () => {
         const quorum = quorumFor(n);
         const nodes = scripts.map((script, i) => {
           const node = new SimulatedNode(`n${i}`, fakeTimerClock, () => script.plan);
-          if (script.status === 'held') node.applyAcquire(['r'], 'someone else', 60_000);
+          if (script.status === 'held') node.commandNow('SET', 'r', 'someone else', 'PX', 60_000);
           return new LockNode(node, fakeTimerClock);
         });
 

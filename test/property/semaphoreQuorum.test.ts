@@ -11,7 +11,7 @@
  *   nodes grants a permit (redis-semaphore's RedlockSemaphore). The search
  *   must find it unsafe for limit 2: the teeth.
  * - slots: quorumlock's rule, with its own pieces (quorumFor, candidateSlots,
- *   permitKeys, and the scripts' semantics on SimulatedSemaphoreNode). The
+ *   permitKeys, and the scripts themselves on in-memory nodes). The
  *   search must find nothing.
  */
 import fc from 'fast-check';
@@ -20,7 +20,9 @@ import { quorumFor } from '../../src/redlock/quorum.js';
 import { candidateSlots } from '../../src/semaphore/candidateSlots.js';
 import { permitKeys } from '../../src/semaphore/permitKeys.js';
 import { Rng } from '../chaos/run/rng.js';
-import { SimulatedSemaphoreNode } from '../support/SimulatedSemaphoreNode.js';
+import { semaphoreAcquireScript, semaphoreTakeScript } from '../../src/scripts/semaphore.js';
+import { releasePlainScript } from '../../src/scripts/release.js';
+import { SimulatedNode } from '../support/SimulatedNode.js';
 import { checkProperty, parametersFor, report, timeoutFor } from './fcConfig.js';
 
 const RESOURCE = 'r';
@@ -78,10 +80,15 @@ const counting: Rule = {
 const slots: Rule = {
   name: 'slots',
   nodes(race) {
-    const nodes = Array.from({ length: race.nodes }, () => new SimulatedSemaphoreNode());
+    // The scripts themselves, applied at once in the order the race delivers them.
+    const nodes = Array.from({ length: race.nodes }, (_, i) => new SimulatedNode(`n${i}`));
+    const on = (node: number) => nodes[node] as SimulatedNode;
     return {
-      take: (node, who, attempt) => (nodes[node] as SimulatedSemaphoreNode).acquire(permitKeys(RESOURCE, attempt), `v${who}`, TTL_MS, race.limit) === 1,
-      undo: (node, who, attempt) => void (nodes[node] as SimulatedSemaphoreNode).release(permitKeys(RESOURCE, attempt), `v${who}`),
+      take: (node, who, attempt) => {
+        const reply = on(node).evalNow(semaphoreAcquireScript.source, permitKeys(RESOURCE, attempt), [`v${who}`, TTL_MS, race.limit]);
+        return Array.isArray(reply) && reply[0] === 1;
+      },
+      undo: (node, who, attempt) => void on(node).evalNow(releasePlainScript.source, permitKeys(RESOURCE, attempt), [`v${who}`]),
     };
   },
   attempts(race, who) {
@@ -209,7 +216,8 @@ describe('the semaphore quorum, searched for more than limit permits held', () =
       expect(tally.full).toBeGreaterThan(tally.runs / 10);
       expect(tally.refused).toBeGreaterThan(tally.runs / 10);
     },
-    timeoutFor(SEARCH_RUNS * 10, 20_000),
+    // The real scripts on the Lua VM: about 6 s on a quiet 2-core machine, several times that beside the whole suite.
+    timeoutFor(SEARCH_RUNS * 10, 120_000),
   );
 
   it('the counting rule is the issue’s example: A, B and C each win a majority of five nodes with limit 2', () => {
@@ -238,7 +246,7 @@ describe('the semaphore quorum, searched for more than limit permits held', () =
 
 /**
  * The one-node protocol with its handoffs: acquirers take slots the node
- * chooses (semaphoreTake.lua, on SimulatedSemaphoreNode), stand in a FIFO
+ * chooses (semaphoreTake.lua, run on the in-memory node), stand in a FIFO
  * line when too few are free, are handed freed slots as reservations at a
  * release (semaphoreRelease.lua), pass a permit to a waiter of their own
  * process that has not stood in line (LockManager's passToWaiting), and
@@ -270,12 +278,12 @@ interface Actor {
 }
 
 function playHandoffs(race: HandoffRace, passKeepsGiver: boolean): { mostHeld: number; doubled: boolean; handed: number; passed: number } {
-  const node = new SimulatedSemaphoreNode();
   const limitRecord = permitKeys(RESOURCE, [])[0] as string;
   const allSlots = permitKeys(RESOURCE, Array.from({ length: race.limit }, (_, slot) => slot)).slice(1);
   const actors: Actor[] = race.permits.map(() => ({ value: '', slots: undefined, validUntil: 0, inLine: false }));
   const line: number[] = [];
   let now = 0;
+  const node = new SimulatedNode('n0', { now: () => now });
   let mostHeld = 0;
   let doubled = false;
   let handed = 0;
@@ -296,16 +304,16 @@ function playHandoffs(race: HandoffRace, passKeepsGiver: boolean): { mostHeld: n
   for (const step of race.steps) {
     if (step.op === 'advance') {
       now += step.ms;
-      node.advance(step.ms);
     } else if (step.op === 'try') {
       const who = step.who % actors.length;
       const actor = actors[who] as Actor;
       if (actor.slots === undefined) {
         const rng = new Rng(step.seed);
         const order = candidateSlots(race.limit, 1, () => rng.next()).map((set) => allSlots[set[0] as number] as string);
-        const reply = node.take(limitRecord, order, actor.value, HOLD_TTL_MS, race.limit, race.permits[who] as number);
+        const reply = node.evalNow(semaphoreTakeScript.source, [limitRecord, ...order], [actor.value, HOLD_TTL_MS, race.limit, race.permits[who] as number]);
         if (Array.isArray(reply)) {
-          actor.slots = reply.map((position) => order[position - 2] as string);
+          // {1, the record's TTL, the chosen slots' positions in KEYS (2-based)...}
+          actor.slots = (reply.slice(2) as number[]).map((position) => order[position - 2] as string);
           // Validity from before the request, on this node's time (no drift in the model: the clock is shared).
           actor.validUntil = now + HOLD_TTL_MS;
           actor.inLine = false;
@@ -319,11 +327,12 @@ function playHandoffs(race: HandoffRace, passKeepsGiver: boolean): { mostHeld: n
       const actor = actors[step.who % actors.length] as Actor;
       if (actor.slots !== undefined) {
         for (const slot of actor.slots) {
-          if (node.release([slot], actor.value) === 0) continue;
+          if (node.evalNow(releasePlainScript.source, [slot], [actor.value]) === 0) continue;
           const head = line.shift();
           if (head === undefined) continue;
           (actors[head] as Actor).inLine = false;
-          node.reserve(slot, (actors[head] as Actor).value, RESERVATION_MS);
+          // What semaphoreRelease.lua's handoff leaves on the freed slot: the waiter's value and '~', for the reservation's length.
+          node.commandNow('SET', slot, `${(actors[head] as Actor).value}~`, 'PX', RESERVATION_MS);
           handed++;
         }
         actor.slots = undefined;

@@ -20,7 +20,7 @@ import type { Lock } from '../../src/lock/Lock.js';
 import { type LockerOptions, resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';
 import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
-import { holds, type RequestPlan, SimulatedNode } from '../support/SimulatedNode.js';
+import { holds, type RequestPlan, SimulatedNode, withScriptsLoaded } from '../support/SimulatedNode.js';
 
 /** The fake-timer time as a Clock: LockNode's timeouts, backoff sleeps and node delays all run on it. */
 export const fakeTimerClock: Clock = { now: () => Date.now() };
@@ -179,7 +179,9 @@ export class History {
     for (const node of this.nodes) {
       for (const request of node.requests) {
         for (const change of request.changed ?? []) {
-          if (request.op !== 'acquire' && !holds(change.before, request.value)) {
+          // A resource's companions ({r1}:ticket, …) are the scripts' own bookkeeping, not a holder's key.
+          if (change.key.startsWith('{')) continue;
+          if (request.op !== 'acquire' && !request.values.some((value) => holds(change.before, value))) {
             this.fail(`${node.name}: ${request.op} #${request.seq} of ${short(request.value)} changed ${change.key}, held by ${short(change.before)}`);
           }
         }
@@ -191,8 +193,8 @@ export class History {
     for (const belief of this.#beliefs.values()) if (belief.released) done.add(belief.value);
     for (const value of done) {
       for (const node of this.nodes) {
-        const mine = node.requests.filter((r) => r.value === value);
-        const landed = mine.filter((r) => r.op === 'acquire' && r.result === true).at(-1);
+        const mine = node.requests.filter((r) => r.values.includes(value));
+        const landed = mine.filter((r) => r.op === 'acquire' && (r.changed ?? []).some((change) => holds(change.after, value))).at(-1);
         if (landed === undefined) continue;
         const releasedAfter = mine.some((r) => r.op === 'release' && r.seq > landed.seq);
         if (!releasedAfter) {
@@ -347,7 +349,7 @@ export function simulatedCluster(setup: ClusterSetup): SimulatedCluster {
       return { ...plan, replyAfterMs: Math.max(setup.minReplyMs ?? 0, plan.replyAfterMs ?? 0) };
     };
     const clock = new NodeClock(setup.clockRates?.[i] ?? 1, fakeTimerClock.now());
-    return new SimulatedNode(`${setup.namePrefix}n${i}`, clock, planner);
+    return withScriptsLoaded(new SimulatedNode(`${setup.namePrefix}n${i}`, clock, planner));
   });
   const lockNodes = nodes.map((node) => new LockNode(node, fakeTimerClock));
   history = new History(nodes, Math.floor(nodes.length / 2) + 1, fakeTimerClock);
