@@ -117,6 +117,17 @@ export abstract class LockManager implements Locker {
     return false;
   }
 
+  /**
+   * With passesToWaiting: how many acquires of this process may wait for the
+   * same keys before a new one waits for a pass instead of trying the nodes
+   * first. Holders are interchangeable up to the semaphore's limit: with
+   * fewer waiting than that, a slot may be free, and waiting for a pass
+   * would hold the semaphore below its limit.
+   */
+  protected get triesBeforePassWait(): number {
+    return 1;
+  }
+
   /** What acquires that may take one another's lock share: a semaphore's limit record and permit count. */
   #waitingKey(keys: readonly string[]): string {
     return `${keys.length}\u0000${keys[0] ?? ''}`;
@@ -251,7 +262,7 @@ export abstract class LockManager implements Locker {
       const queued = wait?.queueBehindOthers(policy.retry);
       if (queued) await queued;
       // Others of this process already wait for the same keys: a holder of ours may pass us its lock first.
-      if (waiting && wait && waiting.size > 1) await wait.waitForPass(Math.min(policy.retry.maxDelayMs, deadline - clock.now()));
+      if (waiting && wait && waiting.size > this.triesBeforePassWait) await wait.waitForPass(Math.min(policy.retry.maxDelayMs, deadline - clock.now()));
       const takesHandoffs = wait !== undefined && this.takesHandoffs(keys);
       const attemptOnce = (): Promise<Grant> => {
         attempt++;

@@ -36,7 +36,9 @@ import { SyncConnections } from './SyncConnections.js';
 
 /** Runs the lock scripts on one client, through its adapter (ClientAdapter.ts). */
 export class RedisNodeBackend implements NodeBackend {
+  /** The node's name in outcomes and errors. */
   readonly name: string;
+  /** @internal */
   readonly connection: ConnectionGate;
   /**
    * Only a cluster has keys to check; on a standalone node it is undefined,
@@ -46,10 +48,13 @@ export class RedisNodeBackend implements NodeBackend {
   /**
    * Undefined on a cluster: WAIT names no key, so a Cluster client would
    * send it to any master, not to the one that took the write.
+   *
+   * @internal
    */
   readonly synced: (<T>(write: (on: NodeBackend) => Promise<T>, replicas: number, timeoutMs: number) => Promise<SyncedReply<T>>) | undefined;
   private readonly scripts: ScriptClient & SetClient;
   private readonly isCluster: boolean;
+  /** @internal */
   readonly pubSub: RedisPubSub | undefined;
   private readonly adapter: ClientAdapter;
 
@@ -92,11 +97,13 @@ export class RedisNodeBackend implements NodeBackend {
     return acquireFenced(this.scripts, keys, value, ttlMs);
   }
 
+  /** @internal */
   acquireInLine(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply> {
     this.coalesce();
     return acquireInLine(this.scripts, keys, value, ttlMs, fencing, place);
   }
 
+  /** @internal */
   keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
     // On a cluster the entries' keys lie in different slots: one request each.
     if (!this.isCluster) return keepalive(this.scripts, entries, leaseMs);
@@ -117,14 +124,14 @@ export class RedisNodeBackend implements NodeBackend {
     return extend(this.scripts, keys, value, ttlMs);
   }
 
-  /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). */
+  /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). @internal */
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
     this.coalesce();
     if (!this.isCluster) return extendMany(this.scripts, entries);
     return this.perSlot(entries, (group) => extendMany(this.scripts, group));
   }
 
-  /** As extendMany, for another primitive's holders (NodeBackend.renewEach). */
+  /** As extendMany, for another primitive's holders (NodeBackend.renewEach). @internal */
   renewEach(script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
     this.coalesce();
     if (!this.isCluster) return renewEach(this.scripts, script, entries);
@@ -141,16 +148,19 @@ export class RedisNodeBackend implements NodeBackend {
     return Promise.all(resources.map((resource) => inspectKey(this.scripts, resource)));
   }
 
+  /** @internal */
   release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
     this.coalesce();
     return release(this.scripts, keys, value, announce);
   }
 
+  /** @internal */
   undoInLine(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
     this.coalesce();
     return undoInLine(this.scripts, keys, value, rejoin);
   }
 
+  /** @internal */
   runScript<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
     this.coalesce();
     return script.run(this.scripts, keys, args, read);

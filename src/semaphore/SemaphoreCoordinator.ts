@@ -88,6 +88,10 @@ export abstract class SemaphoreCoordinator extends QuorumCoordinator {
     return true;
   }
 
+  protected override get triesBeforePassWait(): number {
+    return this.limit;
+  }
+
   /**
    * On one node a release hands the freed slot to the next waiter in line
    * (semaphoreRelease.lua) and tells it: a waiter that tried every longest

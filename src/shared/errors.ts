@@ -38,6 +38,7 @@ export const ErrorCode = Object.freeze({
   LIMIT_MISMATCH: 'QUORUMLOCK_LIMIT_MISMATCH',
   /** {@link UpgradeRefusedError}: a reader asked for the write lock of what it reads. */
   UPGRADE_REFUSED: 'QUORUMLOCK_UPGRADE_REFUSED',
+  /** {@link LockerClosedError}: the locker's `close()` was called; it takes no more locks. */
   LOCKER_CLOSED: 'QUORUMLOCK_LOCKER_CLOSED',
 } as const);
 

@@ -228,6 +228,7 @@ export class InMemoryNode extends RedisNodeBackend implements InMemoryBackend {
   /** The node's own clock: expiry is counted on it (give it a skewed one to model a fast node). */
   readonly clock: Clock;
   /** Subscriptions of this node alone: two nodes of one name are still two nodes. */
+  /** @internal */
   override readonly pubSub: RedisPubSub;
   readonly #server: Server;
 
@@ -246,6 +247,7 @@ export class InMemoryNode extends RedisNodeBackend implements InMemoryBackend {
     return this.#server.planner;
   }
 
+  /** Plans each request's fate from now on: a delay, a lost reply, a failure before or after the write. */
   set planner(planner: RequestPlanner) {
     this.#server.planner = planner;
   }
@@ -263,6 +265,7 @@ export class InMemoryNode extends RedisNodeBackend implements InMemoryBackend {
     return this.#server.keyspace.serverTime;
   }
 
+  /** The clock the node's scripts read as `TIME` (the node's own clock by default). */
   set serverTime(clock: Clock) {
     this.#server.keyspace.serverTime = clock;
   }
