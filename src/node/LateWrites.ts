@@ -25,6 +25,9 @@ interface Unsettled {
 export class LateWrites {
   readonly #byValue = new Map<string, Unsettled>();
 
+  /** `onIdle`: called when the last late write settles. */
+  constructor(private readonly onIdle?: () => void) {}
+
   /** `write` of the lock `value` was given up on while it may still run. */
   track(value: string, write: Promise<unknown>): void {
     let entry = this.#byValue.get(value);
@@ -35,7 +38,10 @@ export class LateWrites {
     const unsettled = entry;
     unsettled.pending++;
     const settled = (): void => {
-      if (--unsettled.pending === 0 && this.#byValue.get(value) === unsettled) this.#byValue.delete(value);
+      if (--unsettled.pending === 0 && this.#byValue.get(value) === unsettled) {
+        this.#byValue.delete(value);
+        if (this.#byValue.size === 0) this.onIdle?.();
+      }
       if (unsettled.release) releaseWithRetries(unsettled.release, RELEASE_TRIES);
       for (const undo of unsettled.abandoned ?? []) releaseWithRetries(undo, RELEASE_TRIES);
     };
@@ -68,6 +74,20 @@ export class LateWrites {
   rewrite(value: string): void {
     const entry = this.#byValue.get(value);
     if (entry) entry.release = undefined;
+  }
+
+  /**
+   * A script was just resent in full after NOSCRIPT on the node's connection:
+   * it may be one of the late writes, sent again behind the releases and
+   * undos that were to follow it, and its own reply (what they wait for) may
+   * never come. They are sent again now, behind it. Releases and undos only
+   * delete keys that hold their value, which no live write will take again.
+   */
+  resent(): void {
+    for (const entry of this.#byValue.values()) {
+      if (entry.release) releaseWithRetries(entry.release, RELEASE_TRIES);
+      for (const undo of entry.abandoned ?? []) releaseWithRetries(undo, RELEASE_TRIES);
+    }
   }
 
   /** How many locks have a late write outstanding (for tests). */

@@ -292,7 +292,12 @@ type Complete<T> = { [K in keyof Required<T>]: T[K] };
 export class LockNode {
   /** The client has been ready once: no request waits for a connection any more. */
   #connected: boolean;
-  readonly #lateWrites = new LateWrites();
+  /** While a write is out late here: stops listening for scripts resent after NOSCRIPT. */
+  #stopResendWatch: (() => void) | undefined;
+  readonly #lateWrites = new LateWrites(() => {
+    this.#stopResendWatch?.();
+    this.#stopResendWatch = undefined;
+  });
   readonly #lateDeletes = new LateDeletes();
 
   constructor(
@@ -444,9 +449,17 @@ export class LockNode {
     );
   }
 
-  /** A write given up on may still run: the lock's release is sent again after it (LateWrites). */
+  /**
+   * A write given up on may still run: the lock's release is sent again after
+   * it (LateWrites). A script write that meets NOSCRIPT after that is resent
+   * behind the release or undo, and may never answer: they go again as soon
+   * as it is resent.
+   */
   #trackLate(request: NodeRequest<unknown, NodeOutcome>, pending: Promise<unknown>): void {
-    for (const value of writtenValues(request)) this.#lateWrites.track(value, pending);
+    const values = writtenValues(request);
+    if (values.length === 0) return;
+    for (const value of values) this.#lateWrites.track(value, pending);
+    this.#stopResendWatch ??= this.backend.onScriptResend?.(() => this.#lateWrites.resent());
   }
 }
 

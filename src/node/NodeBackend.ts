@@ -45,6 +45,12 @@ export interface NodeBackend {
    */
   readonly connection?: FirstConnection;
   /**
+   * Calls `listener` right after a script goes out again in full after
+   * NOSCRIPT on this backend's connection (see LuaScript's onScriptResend);
+   * returns what stops it. Absent: the backend never resends a write.
+   */
+  onScriptResend?(listener: () => void): () => void;
+  /**
    * True when every key now holds `value`; false when any holds another value.
    * A single key that already holds `value` itself counts as held (SET NX).
    */

@@ -21,6 +21,7 @@ import {
   type ScriptRenewal,
   type ScriptClient,
   type SetClient,
+  onScriptResend,
   scriptResends,
   type UndoneInLine,
   undoInLine,
@@ -61,6 +62,11 @@ export class RedisNodeBackend implements NodeBackend {
   /** How many scripts this backend's client resent after NOSCRIPT (see scriptResends). */
   get scriptResends(): number {
     return scriptResends(this.scripts);
+  }
+
+  /** @internal See NodeBackend.onScriptResend. */
+  onScriptResend(listener: () => void): () => void {
+    return onScriptResend(this.scripts, listener);
   }
 
   /** `client`: a client users pass (see assertClient.ts), or its adapter. */

@@ -89,10 +89,12 @@ export class GivenUpAttempts {
  * undo follows it on the same connection, but a script that met NOSCRIPT is
  * sent again in full behind whatever was queued after it, the undo included
  * (an attempt's first use of a script on a node: it then kept its keys for
- * their whole TTL).
+ * their whole TTL). So may one that answered an error: the resent script
+ * can have run before the connection broke (only `held` says it wrote nothing).
  */
 function mayHaveFollowedUndo(outcome: NodeOutcome | undefined, unanswered: boolean): boolean {
-  return outcome?.status === 'timeout' || (unanswered && outcome?.status === 'ok');
+  const status = outcome?.status;
+  return status === 'timeout' || (unanswered && (status === 'ok' || status === 'error'));
 }
 
 const NOTHING_GIVEN_UP: { released: Abandoned[]; coveredByLock: boolean } = Object.freeze({ released: [], coveredByLock: false });

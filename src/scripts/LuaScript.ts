@@ -23,6 +23,28 @@ export function scriptResends(client: ScriptClient): number {
   return resends.get(client) ?? 0;
 }
 
+/** Per script client: who is told each time a script goes out again in full after NOSCRIPT. */
+const resendListeners = new WeakMap<ScriptClient, Set<() => void>>();
+
+/**
+ * Calls `listener` each time a script is resent in full after NOSCRIPT on
+ * `client`, right after the EVAL was written: a command sent from the
+ * listener runs after it on that connection. The resend is a new write,
+ * behind whatever was sent after its EVALSHA (the undo of an attempt that
+ * timed out), and its own reply may never come. Returns what stops it.
+ */
+export function onScriptResend(client: ScriptClient, listener: () => void): () => void {
+  let listeners = resendListeners.get(client);
+  if (!listeners) resendListeners.set(client, (listeners = new Set()));
+  const own = listeners;
+  // Wrapped: the same function registered twice is two registrations.
+  const entry = (): void => listener();
+  own.add(entry);
+  return () => {
+    own.delete(entry);
+  };
+}
+
 /**
  * One Lua script, sent by SHA1 and resent in full only when the node answers
  * NOSCRIPT (after a restart or SCRIPT FLUSH), so the common path costs one
@@ -51,7 +73,10 @@ export class LuaScript {
     return client.evalsha(this.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
       if (!isNoScriptError(error)) throw error;
       resends.set(client, (resends.get(client) ?? 0) + 1);
-      return client.eval(this.source, keys.length, ...keys, ...args).then(read);
+      const resent = client.eval(this.source, keys.length, ...keys, ...args);
+      const listeners = resendListeners.get(client);
+      if (listeners) for (const listener of [...listeners]) listener();
+      return resent.then(read);
     });
   }
 }

@@ -1,4 +1,4 @@
-export { type ScriptClient, LuaScript, scriptResends } from './LuaScript.js';
+export { type ScriptClient, LuaScript, onScriptResend, scriptResends } from './LuaScript.js';
 export { acquire, acquireFenced, acquireInLine, acquireScript, type LinePlace, type LineReply, type SetClient } from './acquire.js';
 export { extend, extendScript } from './extend.js';
 export { extendMany, extendManyScript, RENEWALS_PER_CALL, type RenewalEntry } from './extendMany.js';

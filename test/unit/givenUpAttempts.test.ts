@@ -31,8 +31,9 @@ describe('GivenUpAttempts', () => {
     decided[1] = held;
     attempts.note('v', ['k'], decided, () => Promise.resolve([ok, held, error]));
     const [released] = attempts.take('v', undefined).released;
-    // Node 0 answered ok after its undo went out; node 2's error wrote nothing.
-    expect(await released?.mayFollowUndo).toEqual([true, false, false]);
+    // Node 0 answered ok after its undo went out; node 2's error may have too: a script resent after NOSCRIPT
+    // behind the undo can run before the connection breaks (property coordinator.test.ts, seed 1379452262).
+    expect(await released?.mayFollowUndo).toEqual([true, false, true]);
   });
 
   it('leaves the lock to watch its end only where a write of its keys had timed out, not where one was merely unanswered', () => {

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveLockerOptions } from '../../src/lock/options.js';
 import { LockNode } from '../../src/node/LockNode.js';
 import type { NodeBackend } from '../../src/node/NodeBackend.js';
 import { QuorumCoordinator } from '../../src/redlock/QuorumCoordinator.js';
+import { InMemoryNode } from '../../src/testing/index.js';
 
 /** A node whose extends answer only when the test says, and whose releases fail `failingReleases` times. */
 function slowNode() {
@@ -122,5 +123,25 @@ describe('late writes', () => {
     await sleep(350);
     expect(lock.ended).toBe(true);
     await expect.poll(() => node.log.slice(before)).toEqual(['release']);
+  });
+
+  it('undoes again behind an acquire script resent after NOSCRIPT once it was given up on, whose own reply never comes', async () => {
+    await InMemoryNode.ready();
+    // A node's first run of the acquire script (its cache empty, as after a restart): NOSCRIPT comes back after
+    // the node timeout, the attempt's undos have run by then, and the script resent in full lands behind
+    // them with its reply lost (property coordinator.test.ts, "delayed restarts", seed -1522509097).
+    const node = new InMemoryNode('resend:1', performance, (request) => {
+      if (request.op === 'acquire' && request.command === 'EVALSHA') return { replyAfterMs: 100 };
+      if (request.op === 'acquire' && request.command === 'EVAL') return { fate: 'lose-reply' };
+      return {};
+    });
+    const locker = new FakeLocker([node]);
+    await expect(locker.tryAcquire(['a', 'b'], 10_000)).rejects.toMatchObject({ code: 'QUORUMLOCK_QUORUM_UNREACHABLE' });
+    await expect.poll(() => node.requests.some((r) => r.op === 'acquire' && r.command === 'EVAL' && r.appliedAt !== undefined)).toBe(true);
+    const resent = node.requests.find((r) => r.op === 'acquire' && r.command === 'EVAL')!;
+    // The resent write took the keys; an undo follows it and deletes them.
+    expect(resent.changed?.map((change) => change.key)).toEqual(['a', 'b']);
+    await expect.poll(() => node.requests.some((r) => r.op === 'release' && r.seq > resent.seq && r.appliedAt !== undefined)).toBe(true);
+    expect([node.get('a'), node.get('b')]).toEqual([undefined, undefined]);
   });
 });
