@@ -17,9 +17,9 @@ import { ErrorCode, isQuorumLockError, RedisLock } from 'quorumlock';
 const redis = new Redis();
 const locker = new RedisLock(redis);
 
-// 1. using(): a routine that outlives its 300 ms TTL keeps the lock, renewed in the background.
-const result = await locker.using('reports:weekly', 300, async (signal, lock) => {
-  await sleep(700, undefined, { signal });
+// 1. using(): a routine that outlives its 2 s TTL keeps the lock, renewed in the background.
+const result = await locker.using('reports:weekly', 2_000, async (signal, lock) => {
+  await sleep(4_500, undefined, { signal });
   assert.ok(lock.remainingMs() > 0, 'still valid after more than twice its TTL');
   return 'report sent';
 });
@@ -37,9 +37,9 @@ assert.equal(await redis.exists('reports:weekly'), 0);
 
 // 3. using(): a lost lock aborts the signal. Here someone deletes our key, and
 //    the next renewal finds it gone.
-const lostReason = await locker.using('reports:weekly', 300, async (signal) => {
+const lostReason = await locker.using('reports:weekly', 2_000, async (signal) => {
   await redis.del('reports:weekly');
-  await sleep(2_000, undefined, { signal }).catch(() => undefined);
+  await sleep(10_000, undefined, { signal }).catch(() => undefined);
   return signal.reason as unknown;
 });
 assert.ok(isQuorumLockError(lostReason, ErrorCode.LOCK_LOST), 'the signal says the lock was lost');
