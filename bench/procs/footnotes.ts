@@ -26,9 +26,12 @@ export function procsFootnotes(plan: ProcsPlan, contenders: readonly ContenderRe
     );
   }
   // Overlaps are judged on one timeline only as far as the processes' time bases are known.
+  const known = `known to ±${timeBase.uncertaintyMs.toFixed(3)} ms`;
   lines.push(
     `overlaps: every process's records were moved onto the parent's time base (measured by IPC pings; ` +
-      `offsets up to ${timeBase.largestOffsetMs.toFixed(3)} ms, known to ±${timeBase.uncertaintyMs.toFixed(3)} ms)`,
+      (timeBase.largestOffsetMs === 0
+        ? `every process's base agreed with the parent's within what the pings could tell, ${known})`
+        : `offsets up to ${timeBase.largestOffsetMs.toFixed(3)} ms, ${known})`),
   );
   return lines;
 }

@@ -102,7 +102,7 @@ function renderPage(run: RunResult, source: string): string {
     '- `× floor` and `× best peer` are ratios of medians on the headline metric, in the metric\'s own direction',
     '  (for a time, above 1× is slower; for a rate, above 1× is faster). The best peer is the other library with the',
     '  best median, at its defaults or at its best settings.',
-    '- A peer\'s *best* settings change only how it waits; they were picked by a sweep on this machine. The settings',
+    '- A peer\'s *best* settings change only how it waits; they were picked by a sweep on a 2-core machine like the one below. The settings',
     '  of every row, the scenarios\' code and how to run it against your own nodes: `bench/README.md`.',
     '',
     '## This run',
@@ -122,7 +122,8 @@ function renderPage(run: RunResult, source: string): string {
     lines.push(`## ${first.id}`, '', `${capitalised(first.title)}. Headline metric: ${METRICS[first.headline].heading}, ${METRICS[first.headline].description}.`, '');
     for (const { nodes, scenario } of on) {
       lines.push(`### ${first.id} on ${nodesText(nodes)}`, '', `Median of ${scenario.rounds} round${scenario.rounds === 1 ? '' : 's'}.`, '', ...scenarioTable(scenario), '');
-      const notes = [...(scenario.footnotes ?? []), ...scenario.contenders.flatMap((c) => (c.unfinished === undefined ? [] : [`${contenderLabel(c)}: ${c.unfinished}`]))];
+      // The footnotes already say which contender did not finish, and how far it got.
+      const notes = scenario.footnotes ?? [];
       if (notes.length > 0) lines.push(...notes.map((note) => `- ${note}`), '');
     }
   }
