@@ -12,7 +12,7 @@ import {
 } from '../scripts/index.js';
 import { releasePlainScript } from '../scripts/release.js';
 import { rwReadExtendEachScript, rwReadExtendScript, rwReadReleaseScript, rwReadScript, rwWriteReleaseScript, rwWriteScript } from '../scripts/readWrite.js';
-import { semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript, semaphoreReleaseScript } from '../scripts/semaphore.js';
+import { semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript, semaphoreReleaseScript, semaphoreTakeScript } from '../scripts/semaphore.js';
 
 /**
  * What a request to the in-memory node does, as its request log and fault
@@ -30,6 +30,7 @@ export type SimulatedOperation =
   | 'inspect'
   | 'fence'
   | 'semaphoreAcquire'
+  | 'semaphoreTake'
   | 'semaphoreExtend'
   | 'semaphoreRelease'
   | 'rwRead'
@@ -59,6 +60,7 @@ const SCRIPTS: readonly [LuaScript, SimulatedOperation, boolean?][] = [
   [inspectScript, 'inspect', false],
   [fenceScript, 'fence'],
   [semaphoreAcquireScript, 'semaphoreAcquire'],
+  [semaphoreTakeScript, 'semaphoreTake'],
   [semaphoreExtendScript, 'semaphoreExtend'],
   [semaphoreExtendEachScript, 'semaphoreExtend', false],
   [semaphoreReleaseScript, 'semaphoreRelease'],

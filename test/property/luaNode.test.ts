@@ -36,7 +36,7 @@ import type { LuaScript, ScriptClient } from '../../src/scripts/LuaScript.js';
 import { rwReadExtendEachScript, rwReadExtendScript, rwReadReleaseScript, rwReadScript, rwWriteReleaseScript, rwWriteScript } from '../../src/scripts/readWrite.js';
 import { release, undoInLine } from '../../src/scripts/release.js';
 import { renewEach } from '../../src/scripts/renewEach.js';
-import { semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript, semaphoreReleaseScript } from '../../src/scripts/semaphore.js';
+import { semaphoreAcquireScript, semaphoreExtendEachScript, semaphoreExtendScript, semaphoreReleaseScript, semaphoreTakeScript } from '../../src/scripts/semaphore.js';
 import { verify } from '../../src/scripts/verify.js';
 import { limitKey, permitKeys, slotKey } from '../../src/semaphore/permitKeys.js';
 import { InMemoryNode } from '../../src/testing/InMemoryNode.js';
@@ -201,6 +201,8 @@ const slotsArb = fc.uniqueArray(fc.nat(2), { minLength: 1, maxLength: 2 });
 const limitArb = fc.constantFrom(3, 3, 2);
 const allSlots = (limit: number) => Array.from({ length: limit }, (_, slot) => slotKey(SEM, slot));
 const SEM_KEYS = [limitKey(SEM), ...allSlots(3), ...lineAndLeaseFor(limitKey(SEM))];
+/** A waiter's ticket: the same on every node, early or late in the line. */
+const SEM_TICKET = fc.constantFrom(1, START_MS * 1000 + 9);
 const raw = (reply: unknown) => reply;
 const run = (script: LuaScript, keys: readonly string[], args: readonly (string | number)[]) => (s: Side) => script.run(s.client, keys, args, raw);
 const semaphoreArb: fc.Arbitrary<Step> = fc.oneof(
@@ -223,10 +225,28 @@ const semaphoreArb: fc.Arbitrary<Step> = fc.oneof(
       .map((holders) => step('semaphoreExtendEach', (s) => renewEach(s.client, semaphoreExtendEachScript, holders.map(([slots, v, t, limit]) => ({ keys: permitKeys(SEM, slots), args: [v, t, limit] }))))),
   },
   {
-    weight: 2,
+    // semaphoreTake.lua, as a later try sends it: every slot in the caller's order, the node choosing reserved slots, then free ones.
+    weight: 3,
     arbitrary: fc
-      .tuple(slotsArb, valueArb)
-      .map(([slots, v]) => step('semaphoreRelease', run(semaphoreReleaseScript, [...permitKeys(SEM, slots), ...lineAndLeaseFor(limitKey(SEM))], [v]))),
+      .tuple(fc.shuffledSubarray([0, 1, 2], { minLength: 3, maxLength: 3 }), valueArb, ttlArb, fc.constantFrom(1, 1, 2), fc.constantFrom('plain', 'line'), SEM_TICKET)
+      .map(([order, v, t, permits, mode, ticket]) => {
+        const keys = [limitKey(SEM), ...order.map((slot) => slotKey(SEM, slot))];
+        if (mode === 'line') return step('semaphoreTake(line)', run(semaphoreTakeScript, [...keys, ...lineAndLeaseFor(limitKey(SEM))], [v, t, 3, permits, 'line', 2000, ticket]));
+        return step('semaphoreTake', run(semaphoreTakeScript, keys, [v, t, 3, permits]));
+      }),
+  },
+  {
+    // A release as each topology sends it: several nodes wake the line ('0'); one node reserves each freed slot for
+    // the next waiter; an undo from the line first puts its caller back in its place.
+    weight: 3,
+    arbitrary: fc
+      .tuple(slotsArb, valueArb, fc.constantFrom('0', '600', 'rejoin'), SEM_TICKET)
+      .map(([slots, v, mode, ticket]) =>
+        step(
+          `semaphoreRelease(${mode === '0' ? 'wake' : mode === '600' ? 'reserve' : 'rejoin'})`,
+          run(semaphoreReleaseScript, [...permitKeys(SEM, slots), ...lineAndLeaseFor(limitKey(SEM))], mode === 'rejoin' ? [v, 600, ticket, 2000] : [v, mode]),
+        ),
+      ),
   },
   { weight: 1, arbitrary: fc.tuple(slotsArb, valueArb).map(([slots, v]) => step('release(plain)', (s) => release(s.client, permitKeys(SEM, slots), v, 'plain'))) },
 );
