@@ -79,6 +79,9 @@ export class Lock {
   /** The acquire's writes some node had not answered when it was granted (Grant.writesOut), until none is out. */
   #writesOut: WritesOut | undefined;
 
+  /** @internal Where the locker's list of held locks keeps this one (HeldLocks), -1 when not there. */
+  heldSlot = -1;
+
   /** @internal Lockers create locks; users get them from acquire(). */
   constructor(ops: LockOperations, resources: readonly string[], value: string, grant: Grant) {
     this.#ops = ops;
