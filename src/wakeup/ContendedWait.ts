@@ -44,7 +44,8 @@ export class ContendedWait implements LoneHead, LocalTaker {
   readonly #linesUp: boolean;
   readonly #deadline: number;
   readonly #clock: Clock;
-  readonly #signal: AbortSignal | undefined;
+  /** Read when a wait begins: the acquire makes its signal only once it waits (lock/AcquireSignal.ts). */
+  readonly #signals: { readonly signal: AbortSignal | undefined };
   readonly #keys: readonly string[];
   readonly #value: string;
   readonly #hooks: WaitHooks;
@@ -79,7 +80,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     value: string,
     deadline: number,
     clock: Clock,
-    signal: AbortSignal | undefined,
+    signals: { readonly signal: AbortSignal | undefined },
     hooks: WaitHooks,
     readonly owner: object,
     readonly ttlMs: number,
@@ -93,7 +94,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     this.#lineKey = local ?? value;
     this.#deadline = deadline;
     this.#clock = clock;
-    this.#signal = signal;
+    this.#signals = signals;
   }
 
   /**
@@ -153,7 +154,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
 
   /** @internal A holder of this process passes us its lock (see LocalTaker). */
   offer(handover: LocalHandover): boolean {
-    if (this.#attemptOut || this.#closed || this.#handover || this.#signal?.aborted) return false;
+    if (this.#attemptOut || this.#closed || this.#handover || this.#signals.signal?.aborted) return false;
     this.#handover = handover;
     this.#unpark?.();
     this.#watch?.interrupt();
@@ -255,7 +256,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
       waitMs = Math.max(delayMs, Math.min(this.#hooks.lineFallbackMs(this.#maxDelayMs), this.#deadline - this.#clock.now()));
     }
     if (this.#handover || this.#holderReleased) return;
-    await watch.wait(waitMs, this.#signal);
+    await watch.wait(waitMs, this.#signals.signal);
     this.#woken = watch.releaseSeen && !watch.handedElsewhere;
   }
 
@@ -286,7 +287,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     // Listen while in line, so the release that ends the holder's turn is heard.
     const watch = this.#attachWatch();
     const opening = watch.open();
-    await place.turn(this.#deadline - this.#clock.now(), this.#signal);
+    await place.turn(this.#deadline - this.#clock.now(), this.#signals.signal);
     // Behind a holder of this process, only a release after it acquired
     // counts; those announced so far came before (on several nodes, the
     // slower nodes' announcements of the previous release arrive late, and
@@ -324,7 +325,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
    */
   async #yieldToLine(watch: ReleaseWatch, retry: BackoffPolicy): Promise<void> {
     const backoffMs = fullJitterDelay(1, retry);
-    await watch.wait(Math.min(backoffMs, this.#deadline - this.#clock.now()), this.#signal);
+    await watch.wait(Math.min(backoffMs, this.#deadline - this.#clock.now()), this.#signals.signal);
     this.#woken = watch.releaseSeen && !watch.handedElsewhere;
   }
 
@@ -339,7 +340,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
    * The next attempt is from the Redis lines again, if we had a place there.
    */
   async #backOff(delayMs: number): Promise<void> {
-    await sleep(Math.min(delayMs, this.#deadline - this.#clock.now()), this.#signal, (end) => {
+    await sleep(Math.min(delayMs, this.#deadline - this.#clock.now()), this.#signals.signal, (end) => {
       this.#unpark = end;
     });
     this.#woken = false;
@@ -347,7 +348,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
 
   /** Waits up to `ms` for the holder of this process ahead of us, or the signal. */
   #park(ms: number): Promise<void> {
-    return sleep(Math.min(ms, this.#deadline - this.#clock.now()), this.#signal, (end) => {
+    return sleep(Math.min(ms, this.#deadline - this.#clock.now()), this.#signals.signal, (end) => {
       this.#unpark = end;
     });
   }
