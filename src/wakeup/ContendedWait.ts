@@ -27,6 +27,12 @@ export interface WaitHooks {
   lineFallbackMs(maxDelayMs: number): number;
 }
 
+/** What a wait aborts on (lock/AcquireSignal.ts): `aborted` is read without making the signal. */
+export interface WaitSignals {
+  readonly signal: AbortSignal | undefined;
+  readonly aborted: boolean;
+}
+
 /**
  * How one acquire call waits its turn: it takes its place in this process's
  * line before its first attempt, so of many local callers arriving together
@@ -45,7 +51,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
   readonly #deadline: number;
   readonly #clock: Clock;
   /** Read when a wait begins: the acquire makes its signal only once it waits (lock/AcquireSignal.ts). */
-  readonly #signals: { readonly signal: AbortSignal | undefined };
+  readonly #signals: WaitSignals;
   readonly #keys: readonly string[];
   readonly #value: string;
   readonly #hooks: WaitHooks;
@@ -80,7 +86,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
     value: string,
     deadline: number,
     clock: Clock,
-    signals: { readonly signal: AbortSignal | undefined },
+    signals: WaitSignals,
     hooks: WaitHooks,
     readonly owner: object,
     readonly ttlMs: number,
@@ -154,7 +160,7 @@ export class ContendedWait implements LoneHead, LocalTaker {
 
   /** @internal A holder of this process passes us its lock (see LocalTaker). */
   offer(handover: LocalHandover): boolean {
-    if (this.#attemptOut || this.#closed || this.#handover || this.#signals.signal?.aborted) return false;
+    if (this.#attemptOut || this.#closed || this.#handover || this.#signals.aborted) return false;
     this.#handover = handover;
     this.#unpark?.();
     this.#watch?.interrupt();
