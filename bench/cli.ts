@@ -38,7 +38,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --scenario ID             this scenario (repeatable; default: the headline's,
                             with --full or --quick all): uncontended,
                             parallel-64, contended-16, contended-200,
-                            burst-200, procs
+                            burst-200, procs, permits (the semaphore and
+                            the read-write lock across processes)
   --contender LIB[:VARIANT] only this peer (repeatable; the raw floor and
                             quorumlock always run): node-redlock,
                             sesame-redlock, redis-semaphore
@@ -52,7 +53,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                             sooner if its pace would need over 4× that)
   --full                    every scenario on 1, 3 and 5 nodes (~10 min); the
                             default run measures the headline's: uncontended,
-                            parallel-64 and procs on 1 and 5 nodes (~4 min)
+                            parallel-64, procs and permits on 1 and 5 nodes
+                            (~4 min)
   --quick                   tiny counts, for a smoke test (numbers meaningless)
   --out DIR                 where the JSON and SVG go (default bench/results)
   --help

@@ -7,10 +7,12 @@ import { allContenders } from './contenders/index.js';
 import { buildLibrary, libraryUrl, removeBuilds, removeStaleBuilds } from './library.js';
 import { openNodes } from './nodes.js';
 import { makePlan } from './plan.js';
-import { buildWorker } from './procs/build.js';
+import { runPermits } from './permits/run.js';
+import { buildBenchScript, buildWorker } from './procs/build.js';
 import { runProcs } from './procs/run.js';
 import { writeResults } from './report/files.js';
 import { headline, renderHeadline } from './report/headline.js';
+import { permitsHeadline, renderPermitTables } from './report/permits.js';
 import { renderTables } from './report/table.js';
 import type { RunResult } from './results.js';
 import { runPlan } from './runner.js';
@@ -35,13 +37,14 @@ async function measureAndReport(cli: CliOptions): Promise<number> {
   const candidate = cli.candidate === undefined ? undefined : { lib: await buildLibrary(cli.candidate, 'candidate'), from: cli.candidate };
   const plan = makePlan(cli, allContenders(lib, candidate));
   const procsWorker = plan.procs === undefined ? undefined : await buildWorker();
+  const permitsWorker = plan.permits === undefined ? undefined : await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
   const started = new Date();
   const pool = await openNodes(cli.urls, plan.localNodes);
   try {
     process.stderr.write(
       `quorumlock bench (${plan.mode}): ${pool.local ? `${plan.localNodes} local redis-server process(es)` : `${pool.urls.length} given node(s)`}, ` +
         `node counts ${plan.nodeCounts.join(', ')}, ${plan.contenders.length} contenders, ` +
-        `${plan.scenarios.length + (plan.procs === undefined ? 0 : 1)} scenarios\n`,
+        `${plan.scenarios.length + (plan.procs === undefined ? 0 : 1) + (plan.permits === undefined ? 0 : 1)} scenarios\n`,
     );
     const version = await versionOf(pool.urls[0]);
     const runId = `qlbench:${randomBytes(4).toString('hex')}`;
@@ -57,6 +60,12 @@ async function measureAndReport(cli: CliOptions): Promise<number> {
         if (result !== undefined) topology.scenarios.push(result);
       }
     }
+    const permits =
+      plan.permits === undefined || permitsWorker === undefined
+        ? undefined
+        : await runPermits(plan.permits, pool.urls, runId, { script: permitsWorker, libraryUrl: libraryUrl() }, (text) =>
+            process.stderr.write(`  ${text}\n`),
+          );
     const finished = new Date();
     const cpu = cpus();
     const run: RunResult = {
@@ -75,10 +84,12 @@ async function measureAndReport(cli: CliOptions): Promise<number> {
         ttlMs: plan.ttlMs,
       },
       topologies,
+      ...(permits === undefined ? {} : { permits }),
     };
     const lines = headline(run);
     const files = await writeResults(run, lines, cli.outDir);
-    process.stdout.write(`\n${renderTables(run)}\n${renderHeadline(lines)}\n\n`);
+    const permitsText = permits === undefined ? { tables: '', headline: [] } : { tables: `${renderPermitTables(permits)}\n`, headline: permitsHeadline(permits) };
+    process.stdout.write(`\n${renderTables(run)}\n${permitsText.tables}${renderHeadline(lines)}\n${permitsText.headline.map((line) => `${line}\n`).join('')}\n`);
     process.stdout.write(`results: ${files.json}\nchart:   ${files.svg}\n`);
     return 0;
   } finally {

@@ -4,6 +4,7 @@
  */
 import type { CliOptions } from './cli.js';
 import type { Contender } from './contenders/index.js';
+import { PERMITS_ID, type PermitsPlan } from './permits/run.js';
 import { SCENARIOS, type Budget, type Scenario } from './scenarios/index.js';
 import {
   PROCS_DEFAULT_SHAPE,
@@ -18,7 +19,7 @@ import {
 export type RunMode = 'headline' | 'full' | 'quick';
 
 /** What the default run measures: the scenarios whose rows the headline's goals are about. */
-export const HEADLINE_SCENARIOS: readonly string[] = ['uncontended', 'parallel-64', PROCS_ID];
+export const HEADLINE_SCENARIOS: readonly string[] = ['uncontended', 'parallel-64', PROCS_ID, PERMITS_ID];
 const NODE_COUNTS: Record<RunMode, readonly number[]> = { headline: [1, 5], full: [1, 3, 5], quick: [1, 3] };
 
 export interface Plan {
@@ -46,6 +47,8 @@ export interface Plan {
   readonly ttlMs: number;
   /** The multi-process scenario (bench/procs/), when it runs. */
   readonly procs: ProcsPlan | undefined;
+  /** The semaphore and the read-write lock across processes (bench/permits/), when they run. */
+  readonly permits: PermitsPlan | undefined;
 }
 
 export interface ProcsPlan {
@@ -120,7 +123,7 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
 
   const scenarioIds = cli.scenarios.length > 0 ? cli.scenarios : mode === 'headline' ? HEADLINE_SCENARIOS : undefined;
   const scenarios = scenarioIds === undefined ? SCENARIOS : SCENARIOS.filter((s) => scenarioIds.includes(s.id));
-  const known = [...SCENARIOS.map((s) => s.id), PROCS_ID];
+  const known = [...SCENARIOS.map((s) => s.id), PROCS_ID, PERMITS_ID];
   const unknownScenario = cli.scenarios.find((id) => !known.includes(id));
   if (unknownScenario !== undefined) {
     throw new Error(`--scenario ${unknownScenario}: unknown (known: ${known.join(', ')})`);
@@ -165,7 +168,14 @@ export function makePlan(cli: CliOptions, available: readonly Contender[]): Plan
       scenarioIds === undefined || scenarioIds.includes(PROCS_ID)
         ? procsPlan(cli, nodeCounts, contenders.filter((c) => differs(c, 'contended')))
         : undefined,
+    permits: scenarioIds === undefined || scenarioIds.includes(PERMITS_ID) ? permitsPlan(cli, mode, nodeCounts, edges) : undefined,
   };
+}
+
+/** Rounds of a second each; by default on the smallest and largest topology, as the contended scenarios. */
+function permitsPlan(cli: CliOptions, mode: RunMode, nodeCounts: readonly number[], edges: readonly number[]): PermitsPlan {
+  if (cli.quick) return { nodeCounts: [Math.max(...nodeCounts)], rounds: 1, phaseMs: 200 };
+  return { nodeCounts: cli.nodeCounts === undefined ? edges : nodeCounts, rounds: cli.rounds ?? (mode === 'full' ? 5 : 3), phaseMs: 1000 };
 }
 
 function procsPlan(cli: CliOptions, nodeCounts: readonly number[], contenders: readonly Contender[]): ProcsPlan {

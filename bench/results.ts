@@ -65,6 +65,8 @@ export interface RunMeta {
 export interface RunResult {
   readonly meta: RunMeta;
   readonly topologies: TopologyResult[];
+  /** The semaphore and the read-write lock across processes, when the run measured them. */
+  readonly permits?: PermitsResult;
 }
 
 /** A contender's result before any round: every scenario fills the same shape. */
@@ -82,4 +84,56 @@ export function emptyResult(contender: Contender, nodes: number): ContenderResul
     usecPerCall: {},
     notes: [],
   };
+}
+
+/** One round of one contender in the permits scenario (bench/permits). */
+export interface PermitSample {
+  /** Critical sections per second, all processes together (reads and writes for a read-write lock). */
+  readonly sectionsPerSec: number;
+  /** Write sections per second (a read-write lock); 0 otherwise. */
+  readonly writesPerSec: number;
+  /**
+   * sectionsPerSec ÷ the hold cap (holders allowed at once × 1000 ÷ the mean
+   * hold measured in this round): 1 would be every allowed holder busy all
+   * the time with instant handoffs. NaN for a read-write lock, where readers
+   * have no count.
+   */
+  readonly capShare: number;
+  /** Requests the processes' clients sent per critical section. */
+  readonly requestsPerSection: number;
+  /** Wait p99 of the semaphore's waiters (of the readers, for a read-write lock), ms. */
+  readonly waitP99Ms: number;
+  /** Wait p99 of the writers, ms; NaN without writers. */
+  readonly writerWaitP99Ms: number;
+  readonly meanHoldMs: number;
+  /** The most holders at one moment. */
+  readonly maxHolders: number;
+  /** Sections that began where they must not (bench/permits/holders.ts): must be 0. */
+  readonly violations: number;
+}
+
+export interface PermitRow {
+  readonly primitive: 'semaphore' | 'rwlock';
+  readonly nodes: number;
+  readonly library: 'quorumlock' | 'redis-semaphore';
+  /** What a user would use without this primitive (the mutex beside the read-write lock), or the primitive. */
+  readonly role: 'ours' | 'peer' | 'reference';
+  readonly className: string;
+  readonly rounds: PermitSample[];
+  /** Medians over the rounds; maxHolders the largest of any round, violations the sum of all. */
+  summary: PermitSample;
+}
+
+export interface PermitsResult {
+  readonly limit: number;
+  readonly processes: number;
+  readonly waitersPerProcess: number;
+  /** Of each process's waiters on a read-write lock, how many write. */
+  readonly writersPerProcess: number;
+  readonly holdMs: number;
+  readonly phaseMs: number;
+  readonly rounds: number;
+  /** The largest uncertainty of the worker processes' time bases: holds closer than this may be misordered. */
+  readonly timeUncertaintyMs: number;
+  readonly rows: PermitRow[];
 }

@@ -99,7 +99,6 @@ async function loops(contender: Contender, workers: number, key: (i: number) => 
   return { perSec: (cycles / elapsed) * 1000, commandsPer: (contender.group.requests() - sentBefore) / Math.max(cycles, 1), waitP99: quantile(waits, 0.99) };
 }
 
-/** Requests of a lock library the servers ran: its scripts and SETs (commands inside scripts are not requests). */
 /**
  * One round of the across-process case: critical sections/s, requests per
  * section (as the workers' clients sent them: the servers' command counts
@@ -188,7 +187,7 @@ async function main(): Promise<void> {
       const config = { urls, waiters: WAITERS_PER_PROCESS, phaseMs: PHASE_MS, holdMs: HOLD_MS };
       const processesOf = new Map<string, SemaphoreProcesses>();
       for (const [name, kind, build] of kinds.filter(([, kind]) => kind !== 'mutex')) {
-        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kind, libraryUrl: libraryUrl(build) }, PROCESSES);
+        const processes = await SemaphoreProcesses.start(workerScript, { ...config, kinds: [kind], libraryUrl: libraryUrl(build) }, PROCESSES);
         started.push(processes);
         processesOf.set(name, processes);
       }

@@ -20,6 +20,25 @@ export interface TimeBase {
   readonly uncertaintyMs: number;
 }
 
+/** One ping of a child: our clock when it went and came back, the child's in between. */
+export interface Ping {
+  readonly sentAt: number;
+  readonly workerNow: number;
+  readonly receivedAt: number;
+}
+
+/** A child's time base from its pings (see WorkerChild.timeBase). */
+export function timeBaseOf(pings: readonly Ping[]): TimeBase {
+  let lo = Number.NEGATIVE_INFINITY;
+  let hi = Number.POSITIVE_INFINITY;
+  for (const { sentAt, workerNow, receivedAt } of pings) {
+    lo = Math.max(lo, workerNow - receivedAt);
+    hi = Math.min(hi, workerNow - sentAt);
+  }
+  const offsetMs = lo <= 0 && hi >= 0 ? 0 : (lo + hi) / 2;
+  return { offsetMs, uncertaintyMs: Math.abs(hi - lo) / 2 };
+}
+
 export class WorkerChild {
   private readonly child: ChildProcess;
   private stderr = '';
@@ -87,19 +106,15 @@ export class WorkerChild {
    * otherwise as the middle of the bounds.
    */
   async timeBase(): Promise<TimeBase> {
-    let lo = Number.NEGATIVE_INFINITY;
-    let hi = Number.POSITIVE_INFINITY;
+    const pings: Ping[] = [];
     for (let ping = 0; ping < TIME_BASE_PINGS; ping++) {
       const sentAt = sharedNow();
       const pong = this.next('pong');
       this.send({ type: 'ping', sentAt });
       const { workerNow } = await pong;
-      const receivedAt = sharedNow();
-      lo = Math.max(lo, workerNow - receivedAt);
-      hi = Math.min(hi, workerNow - sentAt);
+      pings.push({ sentAt, workerNow, receivedAt: sharedNow() });
     }
-    const offsetMs = lo <= 0 && hi >= 0 ? 0 : (lo + hi) / 2;
-    return { offsetMs, uncertaintyMs: Math.abs(hi - lo) / 2 };
+    return timeBaseOf(pings);
   }
 
   /** The child's report, once it sends one (after go, or after stop). */

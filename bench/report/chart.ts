@@ -6,7 +6,8 @@
  * hatched.
  */
 import { METRICS } from '../metrics.js';
-import type { ContenderResult, RunResult, ScenarioResult } from '../results.js';
+import type { ContenderResult, PermitsResult, RunResult, ScenarioResult } from '../results.js';
+import { rowLabel } from './permits.js';
 import { floorOf, speedup } from './ratios.js';
 import { contenderLabel } from './table.js';
 
@@ -34,7 +35,8 @@ interface Bar {
 
 export function renderChart(run: RunResult): string {
   const scenarioIds = [...new Set(run.topologies.flatMap((t) => t.scenarios.map((s) => s.id)))];
-  const height = TOP + scenarioIds.length * PANEL_HEIGHT + LEGEND_HEIGHT;
+  const panels = scenarioIds.length + (run.permits === undefined ? 0 : 1);
+  const height = TOP + panels * PANEL_HEIGHT + LEGEND_HEIGHT;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="12">`,
     '<defs>',
@@ -61,7 +63,8 @@ export function renderChart(run: RunResult): string {
   scenarioIds.forEach((id, index) => {
     out.push(panel(run, id, TOP + index * PANEL_HEIGHT));
   });
-  out.push(legend(run, TOP + scenarioIds.length * PANEL_HEIGHT + 8));
+  if (run.permits !== undefined) out.push(permitsPanel(run.permits, TOP + scenarioIds.length * PANEL_HEIGHT));
+  out.push(legend(run, TOP + panels * PANEL_HEIGHT + 8));
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
@@ -137,6 +140,69 @@ function panel(run: RunResult, scenarioId: string, y0: number): string {
   return out.join('\n');
 }
 
+/**
+ * The semaphore and the read-write lock across processes: critical sections
+ * per second on a linear scale (they have no raw floor), a group per node
+ * count and primitive. A contender that let more hold than allowed gets a
+ * red mark with the count, as the mutex rows' overlaps.
+ */
+function permitsPanel(permits: PermitsResult, y0: number): string {
+  const groups = [...new Set(permits.rows.map((row) => `${row.nodes}:${row.primitive}`))].map((id) =>
+    permits.rows.filter((row) => `${row.nodes}:${row.primitive}` === id),
+  );
+  const plotTop = y0 + 48;
+  const plotBottom = y0 + PANEL_HEIGHT - 34;
+  const plotLeft = LEFT;
+  const plotRight = WIDTH - RIGHT;
+  const hi = Math.max(1, ...permits.rows.map((row) => row.summary.sectionsPerSec).filter(Number.isFinite)) * 1.1;
+  const scaleY = (v: number): number => plotBottom - (v / hi) * (plotBottom - plotTop);
+  const out: string[] = [
+    text(plotLeft, y0 + 16, `semaphore (limit ${permits.limit}) and read-write lock across ${permits.processes} processes × ${permits.waitersPerProcess} waiters`, { size: 14, weight: 'bold' }),
+    text(plotLeft, y0 + 30, `bars: critical sections/s (higher is better), ${permits.holdMs} ms holds · hatched: quorumlock's mutex taking every section alone · red: sections begun above the limit or beside a writer (must be 0)`, {
+      size: 11,
+      fill: '#555',
+    }),
+  ];
+  const step = niceStep(hi);
+  for (let tick = 0; tick <= hi; tick += step) {
+    const y = scaleY(tick);
+    out.push(`<line x1="${plotLeft}" x2="${plotRight}" y1="${fmt(y)}" y2="${fmt(y)}" stroke="${tick === 0 ? '#222' : '#e3e3e3'}" stroke-width="1"/>`);
+    out.push(text(plotLeft - 6, y + 4, tick >= 1000 ? `${tick / 1000}k` : String(tick), { size: 11, anchor: 'end', fill: '#777' }));
+  }
+  const groupWidth = (plotRight - plotLeft) / Math.max(1, groups.length);
+  groups.forEach((rows, gi) => {
+    const gx = plotLeft + gi * groupWidth;
+    const barWidth = Math.min(42, (groupWidth * 0.8) / Math.max(1, rows.length) - BAR_GAP);
+    const startX = gx + (groupWidth - rows.length * (barWidth + BAR_GAP)) / 2;
+    rows.forEach((row, bi) => {
+      const x = startX + bi * (barWidth + BAR_GAP);
+      const value = row.summary.sectionsPerSec;
+      const y = Number.isFinite(value) ? scaleY(value) : plotBottom;
+      const fill = row.role === 'reference' ? `url(#hatch-${row.library})` : (COLORS[row.library] ?? '#999');
+      out.push(
+        `<rect x="${fmt(x)}" y="${fmt(y)}" width="${fmt(barWidth)}" height="${fmt(Math.max(1, plotBottom - y))}" fill="${fill}"><title>${escape(`${rowLabel(row)}: ${value.toFixed(0)} sections/s`)}</title></rect>`,
+      );
+      out.push(text(x + barWidth / 2, y - 3, Number.isFinite(value) ? value.toFixed(0) : '–', { size: 9, anchor: 'middle', weight: row.role === 'ours' ? 'bold' : 'normal' }));
+      if (row.summary.violations > 0) {
+        out.push(text(x + barWidth / 2, y - 14, `✗ ${row.summary.violations} ${row.primitive === 'semaphore' ? 'above limit' : 'beside a writer'}`, { size: 10, anchor: 'middle', weight: 'bold', fill: '#c62828' }));
+      }
+    });
+    const first = rows[0];
+    if (first !== undefined) {
+      const label = `${first.nodes} node${first.nodes === 1 ? '' : 's'} · ${first.primitive === 'semaphore' ? 'semaphore' : 'read-write lock'}`;
+      out.push(text(gx + groupWidth / 2, plotBottom + 24, label, { size: 12, anchor: 'middle', weight: 'bold' }));
+    }
+  });
+  return out.join('\n');
+}
+
+/** A tick step of 1, 2 or 5 × a power of ten giving about five ticks up to `hi`. */
+function niceStep(hi: number): number {
+  const rough = hi / 5;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= rough) ?? power * 10;
+}
+
 function barsOf(scenario: ScenarioResult): Bar[] {
   const floor = floorOf(scenario);
   return scenario.contenders
@@ -145,7 +211,9 @@ function barsOf(scenario: ScenarioResult): Bar[] {
 }
 
 function legend(run: RunResult, y: number): string {
-  const libraries = [...new Set(run.topologies.flatMap((t) => t.scenarios.flatMap((s) => s.contenders.map((c) => c.library))))].filter(
+  const libraries = [
+    ...new Set([...run.topologies.flatMap((t) => t.scenarios.flatMap((s) => s.contenders.map((c) => c.library))), ...(run.permits?.rows.map((row) => row.library) ?? [])]),
+  ].filter(
     (l) => l !== 'raw',
   );
   const out: string[] = [];

@@ -27,6 +27,7 @@ function withRatios(run: RunResult, headline: readonly HeadlineLine[]): unknown 
   return {
     meta: run.meta,
     headline: headline.map(({ text, ...rest }) => ({ ...rest, text: text.slice(2) })),
+    ...(run.permits === undefined ? {} : { permits: run.permits }),
     topologies: run.topologies.map((topology) => ({
       nodes: topology.nodes,
       scenarios: topology.scenarios.map((scenario) => {

@@ -1,14 +1,18 @@
 /**
- * The across-process case of `npm run bench:semaphore`: one contender's
- * worker processes (semaphore/worker.ts), started once and sent one "go" per
- * round, so a round pays no process start. Every child is registered with the
- * test harness's process registry (killed if the bench dies) and ends when
- * its stdin closes.
+ * The across-process cases' worker processes (semaphore/worker.ts), started
+ * once and sent one "go" per round, so a round pays no process start. Every
+ * child is registered with the test harness's process registry (killed if the
+ * bench dies) and ends when its stdin closes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { registerProcess, unregisterProcess } from '../../test/support/processRegistry.js';
-import type { SemaphoreWorkerConfig, SemaphoreWorkerReport } from './worker.js';
+import { type Ping, type TimeBase, timeBaseOf } from '../procs/children.js';
+import { sharedNow } from '../scenarios/clock.js';
+import type { HoldRecord, SemaphoreWorkerConfig, SemaphoreWorkerReport } from './worker.js';
+
+/** Pings per worker to find its time base: the quickest round trips bound it tightest. */
+const TIME_BASE_PINGS = 20;
 
 /** A worker's stdout as lines, one at a time (also bench:systems' workers). */
 export class WorkerLines {
@@ -72,15 +76,50 @@ export class SemaphoreProcesses {
     return processes;
   }
 
-  /** Every worker's waiters on `key` for the phase; their sections and waits together. */
-  async round(key: string): Promise<SemaphoreWorkerReport> {
-    for (const { child } of this.workers) child.stdin!.write(`go ${key}\n`);
+  /**
+   * Every worker's waiters of contender `index` (of the config's kinds) on
+   * `key` for the phase, the first `writers` of each asking to write; their
+   * reports together, holds on this process's time base.
+   */
+  async round(key: string, index = 0, writers = 0): Promise<SemaphoreWorkerReport> {
+    const bases = this.#bases ?? (this.#bases = await this.#timeBases());
+    for (const { child } of this.workers) child.stdin!.write(`go ${index} ${key} ${writers}\n`);
     const reports = await Promise.all(this.workers.map(async (worker) => JSON.parse(await worker.next()) as SemaphoreWorkerReport));
     return {
       sections: reports.reduce((sum, r) => sum + r.sections, 0),
       waits: reports.flatMap((r) => r.waits),
+      writerWaits: reports.flatMap((r) => r.writerWaits),
       requests: reports.reduce((sum, r) => sum + r.requests, 0),
+      holds: reports.flatMap((r, worker) => {
+        const offset = bases[worker]?.offsetMs ?? 0;
+        return r.holds.map(([start, end, writer]): HoldRecord => [start - offset, end - offset, writer]);
+      }),
     };
+  }
+
+  /** The largest uncertainty of the workers' time bases (ms): holds of two workers closer than that may not be ordered. */
+  get timeUncertaintyMs(): number {
+    return Math.max(0, ...(this.#bases ?? []).map((base) => base.uncertaintyMs));
+  }
+
+  #bases: TimeBase[] | undefined;
+
+  async #timeBases(): Promise<TimeBase[]> {
+    const bases: TimeBase[] = [];
+    for (const worker of this.workers) {
+      const pings: Ping[] = [];
+      for (let ping = 0; ping < TIME_BASE_PINGS; ping++) {
+        const sentAt = sharedNow();
+        worker.child.stdin!.write('ping\n');
+        const pong = await worker.next();
+        const receivedAt = sharedNow();
+        const workerNow = Number(/^pong (\S+)$/.exec(pong)?.[1]);
+        if (!Number.isFinite(workerNow)) throw new Error(`a bench worker answered "${pong}" to a ping`);
+        pings.push({ sentAt, workerNow, receivedAt });
+      }
+      bases.push(timeBaseOf(pings));
+    }
+    return bases;
   }
 
   async close(): Promise<void> {

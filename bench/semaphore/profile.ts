@@ -112,7 +112,7 @@ async function main(): Promise<void> {
       group.close();
     } else {
       const script = await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
-      processes = await SemaphoreProcesses.start(script, { libraryUrl: libraryUrl(), urls: pool.urls, kind, waiters: 8, phaseMs: PHASE_MS, holdMs: HOLD_MS }, 8);
+      processes = await SemaphoreProcesses.start(script, { libraryUrl: libraryUrl(), urls: pool.urls, kinds: [kind], waiters: 8, phaseMs: PHASE_MS, holdMs: HOLD_MS }, 8);
       running = true;
       const report = await processes.round(key);
       sections = report.sections;

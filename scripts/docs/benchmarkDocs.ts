@@ -8,6 +8,7 @@ import { HEADLINE_SCENARIOS } from '../../bench/plan.js';
 import { renderChart } from '../../bench/report/chart.js';
 import { formatMetric, formatRatio } from '../../bench/report/format.js';
 import { bestPeer, floorOf, oursOf, ratio, roundRange } from '../../bench/report/ratios.js';
+import { PERMIT_COLUMNS, permitTables, timeBaseNote } from '../../bench/report/permits.js';
 import { contenderLabel } from '../../bench/report/table.js';
 import type { ContenderResult, RunResult, ScenarioResult } from '../../bench/results.js';
 
@@ -127,9 +128,35 @@ function renderPage(run: RunResult, source: string): string {
       if (notes.length > 0) lines.push(...notes.map((note) => `- ${note}`), '');
     }
   }
+  lines.push(...permitsSection(run));
   const used = [...new Set(run.topologies.flatMap((t) => t.scenarios.flatMap((s) => s.columns)))];
   lines.push('## Columns', '', ...used.map((id) => `- **${METRICS[id].heading}**: ${METRICS[id].description}.`), '');
+  if (run.permits !== undefined) {
+    lines.push('Of the semaphore and the read-write lock:', '', ...Object.entries(PERMIT_COLUMNS).map(([heading, description]) => `- **${heading}**: ${description}.`), '');
+  }
   return lines.join('\n');
+}
+
+/** The semaphore and the read-write lock across processes (bench/permits), when the run measured them. */
+function permitsSection(run: RunResult): string[] {
+  const { permits } = run;
+  if (permits === undefined) return [];
+  const lines = [
+    '## permits',
+    '',
+    `The semaphore and the read-write lock across processes: ${permits.processes} processes × ${permits.waitersPerProcess} waiters on one resource, each`,
+    `taking ${permits.holdMs} ms holds in a loop for ${permits.phaseMs / 1000} s a round, all contenders in the same processes, in turns. The semaphore has a`,
+    `limit of ${permits.limit}, beside redis-semaphore's \`Semaphore\` (1 node) and \`RedlockSemaphore\` (several). Of the read-write lock's`,
+    `waiters, ${permits.writersPerProcess} per process writes and the others read, beside quorumlock's mutex taking every section alone, what a user`,
+    'has without one. Every hold of every process is put on one time base and checked: a section begun while the',
+    'limit was held, or beside a writer, is counted (*above limit*, *beside a writer*); it must be 0.',
+    '',
+  ];
+  for (const table of permitTables(permits)) {
+    lines.push(`### ${table.title.split(' · ').slice(0, 2).join(', ')}`, '', `${capitalised(table.title.split(' · ').slice(2).join(', '))}.`, '', row(table.header), dashes(table.header), ...table.rows.map(row), '');
+  }
+  lines.push(`- ${timeBaseNote(permits)}`, '');
+  return lines;
 }
 
 function capitalised(text: string): string {

@@ -44,8 +44,17 @@ interface Contender {
   median: Record<string, number | null>;
   rounds: unknown[];
 }
+interface PermitRow {
+  primitive: string;
+  nodes: number;
+  library: string;
+  role: string;
+  rounds: unknown[];
+  summary: Record<string, number | null>;
+}
 interface Report {
   meta: { mode: string };
+  permits?: { rows: PermitRow[] };
   headline: { scenario: string; nodes: number }[];
   topologies: { nodes: number; scenarios: { id: string; contenders: Contender[] }[] }[];
 }
@@ -147,5 +156,26 @@ describe('npm run bench -- --quick', () => {
     }
     // Every contender's path works: each one, its waiting-only settings too, got locks somewhere.
     expect([...progressed].sort()).toEqual([...CONTENDED].sort());
+  });
+
+  it('measures the semaphore and the read-write lock across processes, and no holder quorumlock should not have', async () => {
+    const rows = (await report()).permits?.rows ?? [];
+    expect(rows.map((row) => `${row.nodes} ${row.primitive} ${row.library} ${row.role}`)).toEqual([
+      `${PROCS_NODES} semaphore quorumlock ours`,
+      `${PROCS_NODES} semaphore redis-semaphore peer`,
+      `${PROCS_NODES} rwlock quorumlock ours`,
+      `${PROCS_NODES} rwlock quorumlock reference`,
+    ]);
+    for (const row of rows) {
+      const where = `${row.primitive} ${row.library} ${row.role}`;
+      expect(row.rounds.length, where).toBe(1);
+      expect(row.summary['sectionsPerSec'], where).toBeGreaterThan(0);
+      expect(row.summary['requestsPerSection'], where).toBeGreaterThan(0);
+      expect(row.summary['maxHolders'], where).toBeGreaterThan(0);
+      if (row.library === 'quorumlock') expect(row.summary['violations'], where).toBe(0);
+    }
+    // The semaphore let several hold at once, and the readers shared.
+    expect(rows[0]?.summary['maxHolders']).toBeGreaterThan(1);
+    expect(rows[2]?.summary['maxHolders']).toBeGreaterThan(1);
   });
 });
