@@ -9,6 +9,7 @@
  *
  *   npm run bench:semaphore:profile -- --nodes 5 --kind semaphore
  *   npm run bench:semaphore:profile -- --nodes 1 --kind peer --one-process
+ *   npm run bench:semaphore:profile -- --nodes 5 --kind rwlock --writers 1
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -46,6 +47,8 @@ function modeOf(name: string, args: readonly string[]): string {
   if (name === 'semaphoreTake') return argv[4] ?? 'plain';
   if (name === 'semaphoreRelease') return argv[2] === undefined ? '' : 'rejoin';
   if (name === 'acquire' || name === 'release') return argv[1] ?? '';
+  if (name === 'rwRead') return argv[2] ?? 'plain';
+  if (name === 'rwWrite') return argv[4] ?? 'plain';
   return '';
 }
 
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
       nodes: { type: 'string', default: '1' },
       kind: { type: 'string', default: 'semaphore' },
       'one-process': { type: 'boolean', default: false },
+      writers: { type: 'string', default: '0' },
     },
   });
   const nodeCount = Number(values.nodes);
@@ -114,7 +118,8 @@ async function main(): Promise<void> {
       const script = await buildBenchScript('semaphore-worker', 'bench/semaphore/worker.ts');
       processes = await SemaphoreProcesses.start(script, { libraryUrl: libraryUrl(), urls: pool.urls, kinds: [kind], waiters: 8, phaseMs: PHASE_MS, holdMs: HOLD_MS }, 8);
       running = true;
-      const report = await processes.round(key);
+      // A read-write lock's: the first `writers` waiters of each process write.
+      const report = await processes.round(key, 0, Number(values.writers));
       sections = report.sections;
       waits = [...report.waits];
       sent = report.requests;

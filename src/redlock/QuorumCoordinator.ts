@@ -307,7 +307,9 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
     const attempt = position.startAttempt(startedAt);
-    const request = acquireInLineRequest(keys, value, ttlMs, false, { ticket: position.ticket, leaseMs: position.leaseMs });
+    const place = { ticket: position.ticket, leaseMs: position.leaseMs };
+    // A primitive's own acquire from the line (a reader's: rwRead.lua renews the lease it was handed).
+    const request = this.#requests ? this.#requests.acquire(keys, value, ttlMs, place) : acquireInLineRequest(keys, value, ttlMs, false, place);
     const result = await vote(this.nodes, this.quorum, request, deadline);
     // Where it did not take the keys, it still stands in line: it leaves.
     void result.settled.then((all) => {

@@ -22,7 +22,7 @@ export abstract class ReadWriteLock {
 
   protected constructor(nodes: readonly LockNode[], { settings, writerClaimMs }: ResolvedReadWriteOptions) {
     // Fencing tokens are the writer's: readers change nothing a token would guard.
-    this.read = new ReadWriteSide(nodes, { ...settings, fencing: false }, readRequests);
+    this.read = new ReadWriteSide(nodes, { ...settings, fencing: false }, readRequests, true);
     this.write = new ReadWriteSide(nodes, settings, writeRequests(writerClaimMs, settings.fencing));
     this.write.refuseHoldersOf(this.read);
   }

@@ -17,10 +17,22 @@ import { readWriteKeys } from './readWriteKeys.js';
  */
 export class ReadWriteSide extends QuorumCoordinator {
   #refuseWithin: ReadWriteSide | undefined;
+  readonly #readers: boolean;
 
   /** @internal A read-write lock makes its two sides; users get them as `read` and `write`. */
-  constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests: PrimitiveRequests) {
+  constructor(nodes: readonly LockNode[], settings: ResolvedOptions, requests: PrimitiveRequests, readers = false) {
     super(nodes, settings, requests);
+    this.#readers = readers;
+  }
+
+  /**
+   * A writer's release hands every waiting reader a reservation
+   * (rwWriteRelease.lua): a quorum of them is a reader's lock, as a
+   * mutex's handoff (handoffGrant.ts), unless replicas must confirm its
+   * writes first. Nobody hands a writer its key.
+   */
+  protected override takesHandoffs(): boolean {
+    return this.#readers && this.settings.syncReplicas === undefined;
   }
 
   /** @internal The side whose holders this side refuses (UpgradeRefusedError). Set once, by the read-write lock. */

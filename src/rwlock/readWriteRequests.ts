@@ -3,7 +3,7 @@ import type { PrimitiveRequests } from '../redlock/QuorumCoordinator.js';
 import { placeArgs, placeOutcome, plainOutcome, scriptRelease, scriptRenewals, scriptRequest } from '../redlock/scriptRequest.js';
 import { lineAndLeaseFor } from '../scripts/lineKeys.js';
 import { fencingKeyFor } from '../scripts/fencingKey.js';
-import { readPlace } from '../scripts/line.js';
+import { readPlace, RESERVATION_MS } from '../scripts/line.js';
 import { isOne } from '../scripts/LuaScript.js';
 import {
   rwReadExtendEachScript,
@@ -34,9 +34,11 @@ const readGranted = (reply: ReadReply) => reply === true;
 
 /**
  * A reader's node requests. Keys: writer, readers, claim (readWriteKeys).
- * Waiting readers stand in the readers' line, woken by a writer's release
- * when no writer's claim holds them back (rwWriteRelease.lua); the last
- * reader's release wakes the next writer (rwReadRelease.lua).
+ * Waiting readers stand in the readers' line; a writer's release with no
+ * writer's claim standing hands each of them a reservation, which a quorum
+ * of makes its read lock (rwWriteRelease.lua); the next writer, woken with
+ * them, claims the resource behind them, and the last reader's release
+ * wakes it again (rwReadRelease.lua).
  */
 export const readRequests: PrimitiveRequests = {
   acquire: (keys, value, ttlMs, place) =>
@@ -102,7 +104,7 @@ export function writeRequests(claimMs: number, fencing: boolean): PrimitiveReque
     extend: ([writer = ''], value, ttlMs) => extendRequest([writer], value, ttlMs),
     renewMany: (renewals) => extendManyRequest(renewals.map(({ keys: [writer = ''], value, ttlMs }) => ({ keys: [writer], value, ttlMs }))),
     release: ([writer = '', readers = '', claim = ''], value) =>
-      scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...lineAndLeaseFor(writer), ...lineAndLeaseFor(readers)], [value]),
+      scriptRelease(rwWriteReleaseScript, [writer, readers, claim, ...lineAndLeaseFor(writer), ...lineAndLeaseFor(readers)], [value, RESERVATION_MS]),
     fence: ([writer = ''], value, tokens) => fenceRequest([writer], value, tokens),
     waitKeys: ([writer = '']) => [writer],
   };

@@ -13,6 +13,9 @@
 --          absent otherwise
 -- ARGV[4]  line mode: the lease in ms of its place (and the line keys' TTL)
 -- ARGV[5]  line mode: the reader's ticket, the same on every node
+-- In line mode a reader the set already holds (a writer's release handed it
+-- a reservation: rwWake.lua's grant_readers) renews its lease with the TTL,
+-- whatever claim came after: this is its claim of the lock.
 -- Returns 1 when the reader was added (the set then lives at least the TTL;
 -- in line mode the reader left the line), or 0 when a writer holds or claims
 -- the resource (nothing is written); in line mode {-ticket, server µs}
@@ -26,7 +29,8 @@ local in_line = ARGV[3] == 'line'
 local now, now_us = server_time()
 
 redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
-if redis.call('EXISTS', writer) == 1 or redis.call('EXISTS', claim) == 1 then
+local reserved = in_line and redis.call('ZSCORE', readers, value)
+if not reserved and (redis.call('EXISTS', writer) == 1 or redis.call('EXISTS', claim) == 1) then
   if not in_line then return 0 end
   return stand_in_line(KEYS[4], KEYS[5], value, ARGV[5], ARGV[4], now, now_us)
 end

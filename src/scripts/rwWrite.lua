@@ -16,6 +16,8 @@
 --          absent otherwise
 -- ARGV[6]  line mode: the lease in ms of its place (and the line keys' TTL)
 -- ARGV[7]  line mode: the writer's ticket, the same on every node
+-- A claim stands for one writer; from the line, the writer earliest in it
+-- takes it over.
 -- Returns 1 (with fencing {token}) when the writer's key now holds the value
 -- (its claim is gone): the counter is INCRemented and raised to at least the
 -- server time in microseconds, as acquire.lua does, so a node restarted empty
@@ -42,7 +44,14 @@ end
 redis.call('ZREMRANGEBYSCORE', readers, '-inf', now)
 local claimant = redis.call('GET', claim)
 if claimant and claimant ~= value then
-  return wait()
+  -- From the line, a writer ahead of the claimant in it (or of one not in
+  -- it) takes the claim over: writers racing on several nodes would split
+  -- the claims among them, first come on each, and none would gather a
+  -- quorum until they lapsed. The order of tickets is the same everywhere.
+  local theirs = in_line and redis.call('ZSCORE', KEYS[line_at], claimant)
+  if not in_line or (theirs and tonumber(theirs) <= tonumber(ARGV[7])) then
+    return wait()
+  end
 end
 if redis.call('EXISTS', writer) == 1 or redis.call('ZCARD', readers) > 0 then
   redis.call('SET', claim, value, 'PX', claimMs)

@@ -1,9 +1,12 @@
 -- rwWriteRelease: the writer lets go (compare-and-delete of its key), and
--- wakes those who may now enter: with a writer's claim standing, its
--- claimant alone (readers stay held back by the claim); without one, the
--- first live writer of the writers' line and every live reader of the
--- readers' line, each told on its own (line.lua's wake_heads). A release
--- nobody waits for does nothing more.
+-- lets in those who may now enter: with a writer's claim standing, its
+-- claimant alone, woken (readers stay held back by the claim). Without one,
+-- every live reader of the readers' line is handed a reservation
+-- (rwWake.lua's grant_readers), and the first live writer of the writers'
+-- line is woken: finding readers, it claims the resource behind them, so
+-- that readers who come later wait for it, and the last reader's release
+-- wakes it again (rwReadRelease.lua). A release nobody waits for does
+-- nothing more.
 -- KEYS[1]  the writer's key
 -- KEYS[2]  the readers' sorted set (it also names the readers' channel)
 -- KEYS[3]  a waiting writer's claim
@@ -12,6 +15,10 @@
 -- KEYS[6], KEYS[7]  the readers' wait line and its lease (lineKeys.ts of
 --          the readers' set)
 -- ARGV[1]  the writer's random value
+-- ARGV[2]  a reader's reservation in milliseconds
+-- Where the key did not hold the value but the claim did (its attempt was
+-- refused here while it won elsewhere), the claim is deleted instead and
+-- the same follows.
 -- Returns 1 when the key held the value and was deleted, else 0 (releasing
 -- an expired write lock is not an error). The write lock of a writer that
 -- downgraded (rwReadExtend.lua: its key became its reader's lease) ends with
@@ -22,22 +29,35 @@
 if redis.replicate_commands then redis.replicate_commands() end
 local writer, claim = KEYS[1], KEYS[3]
 local writers_line, readers_line = KEYS[4], KEYS[6]
-if redis.call('GET', writer) ~= ARGV[1] then
+local holds = redis.call('GET', writer) == ARGV[1]
+-- Where its attempt was refused, a writer that won elsewhere left its claim:
+-- it goes too, or it would hold readers back here until it lapsed.
+if not holds and redis.call('GET', claim) ~= ARGV[1] then
   if redis.call('ZSCORE', KEYS[2], ARGV[1]) and redis.call('EXISTS', claim) == 0 and redis.call('EXISTS', readers_line) == 1 then
     local now_ms, now_us = server_time()
     wake_heads(KEYS[2], readers_line, KEYS[7], nil, now_ms, now_us)
   end
   return 0
 end
-redis.call('DEL', writer)
+local released = holds and 1 or 0
+if holds then
+  redis.call('DEL', writer)
+else
+  redis.call('DEL', claim)
+  -- Another writer holds here: its release lets in who may enter.
+  if redis.call('EXISTS', writer) == 1 then return 0 end
+end
 if redis.call('EXISTS', claim) == 0 and redis.call('EXISTS', writers_line) == 0 and redis.call('EXISTS', readers_line) == 0 then
-  return 1
+  return released
 end
 local now_ms, now_us = server_time()
+-- Still in this node's line if its attempt was refused here (its leave may
+-- come later): it waits no more, and must not be the one to claim next.
+leave_line(writers_line, KEYS[5], ARGV[1])
 if redis.call('EXISTS', claim) == 1 then
   wake_next_writer(writer, claim, writers_line, KEYS[5], now_ms, now_us)
 else
+  grant_readers(KEYS[2], readers_line, KEYS[7], tonumber(ARGV[2]), now_ms, now_us)
   wake_heads(writer, writers_line, KEYS[5], 1, now_ms, now_us)
-  wake_heads(KEYS[2], readers_line, KEYS[7], nil, now_ms, now_us)
 end
-return 1
+return released

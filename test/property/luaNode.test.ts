@@ -256,9 +256,16 @@ const semaphoreArb: fc.Arbitrary<Step> = fc.oneof(
 const [WRITER, READERS, CLAIM] = readWriteKeys('w');
 const RW_FENCING = fencingKeyFor(WRITER);
 const RW_RELEASE_KEYS = [WRITER, READERS, CLAIM, ...lineAndLeaseFor(WRITER), ...lineAndLeaseFor(READERS)];
-const RW_KEYS = [WRITER, READERS, CLAIM, RW_FENCING, ...lineAndLeaseFor(WRITER)];
+const RW_KEYS = [WRITER, READERS, CLAIM, RW_FENCING, ...lineAndLeaseFor(WRITER), ...lineAndLeaseFor(READERS)];
 const readWriteArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(valueArb, ttlArb).map(([v, t]) => step('rwRead', run(rwReadScript, [WRITER, READERS, CLAIM], [v, t]))) },
+  // From the line: a place kept, or a reservation a writer's release handed it taken.
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(valueArb, ttlArb, SEM_TICKET)
+      .map(([v, t, ticket]) => step('rwRead(line)', run(rwReadScript, [WRITER, READERS, CLAIM, ...lineAndLeaseFor(READERS)], [v, t, 'line', 2000, ticket]))),
+  },
   { weight: 1, arbitrary: fc.tuple(valueArb, ttlArb).map(([v, t]) => step('rwReadExtend', run(rwReadExtendScript, [READERS, WRITER], [v, t]))) },
   {
     weight: 1,
@@ -273,8 +280,14 @@ const readWriteArb: fc.Arbitrary<Step> = fc.oneof(
       step('rwWrite', f ? run(rwWriteScript, [WRITER, READERS, CLAIM, RW_FENCING], [v, t, claim, 'fence']) : run(rwWriteScript, [WRITER, READERS, CLAIM], [v, t, claim])),
     ),
   },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(valueArb, ttlArb, ttlArb, SEM_TICKET)
+      .map(([v, t, claim, ticket]) => step('rwWrite(line)', run(rwWriteScript, [WRITER, READERS, CLAIM, ...lineAndLeaseFor(WRITER)], [v, t, claim, '', 'line', 2000, ticket]))),
+  },
   { weight: 1, arbitrary: fc.tuple(valueArb, ttlArb).map(([v, t]) => step('extend(writer)', (s) => extend(s.client, [WRITER], v, t))) },
-  { weight: 2, arbitrary: valueArb.map((v) => step('rwWriteRelease', run(rwWriteReleaseScript, RW_RELEASE_KEYS, [v]))) },
+  { weight: 2, arbitrary: valueArb.map((v) => step('rwWriteRelease', run(rwWriteReleaseScript, RW_RELEASE_KEYS, [v, 600]))) },
 );
 
 const FAMILIES = [
