@@ -16,9 +16,6 @@
 --          the readers' set)
 -- ARGV[1]  the writer's random value
 -- ARGV[2]  a reader's reservation in milliseconds
--- Where the key did not hold the value but the claim did (its attempt was
--- refused here while it won elsewhere), the claim is deleted instead and
--- the same follows.
 -- Returns 1 when the key held the value and was deleted, else 0 (releasing
 -- an expired write lock is not an error). The write lock of a writer that
 -- downgraded (rwReadExtend.lua: its key became its reader's lease) ends with
@@ -29,30 +26,20 @@
 if redis.replicate_commands then redis.replicate_commands() end
 local writer, claim = KEYS[1], KEYS[3]
 local writers_line, readers_line = KEYS[4], KEYS[6]
-local holds = redis.call('GET', writer) == ARGV[1]
--- Where its attempt was refused, a writer that won elsewhere left its claim:
--- it goes too, or it would hold readers back here until it lapsed.
-if not holds and redis.call('GET', claim) ~= ARGV[1] then
+if redis.call('GET', writer) ~= ARGV[1] then
   if redis.call('ZSCORE', KEYS[2], ARGV[1]) and redis.call('EXISTS', claim) == 0 and redis.call('EXISTS', readers_line) == 1 then
     local now_ms, now_us = server_time()
     wake_heads(KEYS[2], readers_line, KEYS[7], nil, now_ms, now_us)
   end
   return 0
 end
-local released = holds and 1 or 0
-if holds then
-  redis.call('DEL', writer)
-else
-  redis.call('DEL', claim)
-  -- Another writer holds here: its release lets in who may enter.
-  if redis.call('EXISTS', writer) == 1 then return 0 end
-end
+redis.call('DEL', writer)
 if redis.call('EXISTS', claim) == 0 and redis.call('EXISTS', writers_line) == 0 and redis.call('EXISTS', readers_line) == 0 then
-  return released
+  return 1
 end
 local now_ms, now_us = server_time()
 -- Still in this node's line if its attempt was refused here (its leave may
--- come later): it waits no more, and must not be the one to claim next.
+-- come later): it waits no more, and must not be the one woken next.
 leave_line(writers_line, KEYS[5], ARGV[1])
 if redis.call('EXISTS', claim) == 1 then
   wake_next_writer(writer, claim, writers_line, KEYS[5], now_ms, now_us)
@@ -60,4 +47,4 @@ else
   grant_readers(KEYS[2], readers_line, KEYS[7], tonumber(ARGV[2]), now_ms, now_us)
   wake_heads(writer, writers_line, KEYS[5], 1, now_ms, now_us)
 end
-return released
+return 1
