@@ -88,8 +88,9 @@ async function measureAndReport(cli: CliOptions): Promise<number> {
     };
     const lines = headline(run);
     const files = await writeResults(run, lines, cli.outDir);
-    const permitsText = permits === undefined ? { tables: '', headline: [] } : { tables: `${renderPermitTables(permits)}\n`, headline: permitsHeadline(permits) };
-    process.stdout.write(`\n${renderTables(run)}\n${permitsText.tables}${renderHeadline(lines)}\n${permitsText.headline.map((line) => `${line}\n`).join('')}\n`);
+    const permitsTables = permits === undefined ? '' : `${renderPermitTables(permits)}\n`;
+    const permitsLines = permits === undefined ? [] : permitsHeadline(permits);
+    process.stdout.write(`\n${renderTables(run)}\n${permitsTables}${[renderHeadline(lines), ...permitsLines].join('\n')}\n\n`);
     process.stdout.write(`results: ${files.json}\nchart:   ${files.svg}\n`);
     return 0;
   } finally {

@@ -11,7 +11,7 @@ import { sharedNow } from '../scenarios/clock.js';
 import type { FromWorker, ToWorker, WorkerConfig, WorkerReport } from './protocol.js';
 
 /** Pings per child to find its time base: the quickest round trips bound it tightest. */
-const TIME_BASE_PINGS = 20;
+export const TIME_BASE_PINGS = 20;
 
 export interface TimeBase {
   /** The child's readings minus ours for the same moment. */

@@ -21,8 +21,6 @@ export type Cycle = (key: string, writer?: boolean) => Promise<() => Promise<unk
 /** mutex, semaphore and rwlock: quorumlock's; peer: redis-semaphore's Semaphore (1 node) or RedlockSemaphore. */
 export type Kind = 'mutex' | 'semaphore' | 'peer' | 'rwlock';
 
-export const KINDS: readonly Kind[] = ['mutex', 'semaphore', 'peer', 'rwlock'];
-
 /** The class a kind uses on `nodes` nodes, as the reports name it. */
 export function classNameOf(kind: Kind, nodes: number): string {
   const single = nodes === 1;

@@ -7,12 +7,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { registerProcess, unregisterProcess } from '../../test/support/processRegistry.js';
-import { type Ping, type TimeBase, timeBaseOf } from '../procs/children.js';
+import { type Ping, TIME_BASE_PINGS, type TimeBase, timeBaseOf } from '../procs/children.js';
 import { sharedNow } from '../scenarios/clock.js';
 import type { HoldRecord, SemaphoreWorkerConfig, SemaphoreWorkerReport } from './worker.js';
-
-/** Pings per worker to find its time base: the quickest round trips bound it tightest. */
-const TIME_BASE_PINGS = 20;
 
 /** A worker's stdout as lines, one at a time (also bench:systems' workers). */
 export class WorkerLines {

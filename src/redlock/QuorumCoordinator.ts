@@ -233,18 +233,8 @@ export class QuorumCoordinator extends LockManager {
     // Validity counts from before the first request was sent.
     const startedAt = deadline.sentAt;
     const attempt = position?.startAttempt(startedAt);
-    const fencing = this.settings.fencing;
-    const request = this.#synced<FencedOutcome>(
-      this.#requests
-        ? this.#requests.acquire(keys, value, ttlMs, position && { ticket: position.ticket, leaseMs: position.leaseMs }, probe, choose)
-        : position
-          ? acquireInLineRequest(keys, value, ttlMs, fencing, { ticket: position.ticket, leaseMs: position.leaseMs })
-          : fencing
-            ? acquireFencedRequest(keys, value, ttlMs)
-            : acquireRequest(keys, value, ttlMs),
-      timeoutMs,
-      value,
-    );
+    const place = position && { ticket: position.ticket, leaseMs: position.leaseMs };
+    const request = this.#synced<FencedOutcome>(this.#acquireRequest(keys, value, ttlMs, place, probe, choose), timeoutMs, value);
     const result = await vote(this.nodes, this.quorum, request, deadline);
     if (position) {
       hearPlaces(position, result.byNode, attempt);
@@ -257,7 +247,7 @@ export class QuorumCoordinator extends LockManager {
       throw this.#denial(keys, result.outcomes, () => new LockHeldError(this.#voteDetails(keys, result.outcomes)));
     }
     let fencingTokens: bigint[] | undefined;
-    if (fencing) {
+    if (this.settings.fencing) {
       const perNode = result.outcomes.flatMap((o) => (o.tokens ? [o.tokens] : []));
       fencingTokens = largestTokens(perNode);
       if (!standsOnQuorum(perNode, fencingTokens, this.quorum)) {
@@ -307,9 +297,8 @@ export class QuorumCoordinator extends LockManager {
     const deadline = new RequestDeadline(clock, timeoutMs, this.#deadlines);
     const startedAt = deadline.sentAt;
     const attempt = position.startAttempt(startedAt);
-    const place = { ticket: position.ticket, leaseMs: position.leaseMs };
-    // A primitive's own acquire from the line (a reader's: rwRead.lua renews the lease it was handed).
-    const request = this.#requests ? this.#requests.acquire(keys, value, ttlMs, place) : acquireInLineRequest(keys, value, ttlMs, false, place);
+    // From the line, as any attempt of the waiter (a reader's rwRead.lua renews the lease it was handed).
+    const request = this.#acquireRequest(keys, value, ttlMs, { ticket: position.ticket, leaseMs: position.leaseMs });
     const result = await vote(this.nodes, this.quorum, request, deadline);
     // Where it did not take the keys, it still stands in line: it leaves.
     void result.settled.then((all) => {
@@ -318,6 +307,14 @@ export class QuorumCoordinator extends LockManager {
     });
     if (!result.granted) throw this.#denial(keys, result.outcomes, () => new LockLostError(keys, result.outcomes));
     return this.#extendedGrant(keys, ttlMs, startedAt, result.outcomes);
+  }
+
+  /** What one try of an acquire sends: the primitive's own request, else the mutex's (from the line, fenced, or plain). */
+  #acquireRequest(keys: readonly string[], value: string, ttlMs: number, place: LinePlace | undefined, probe = false, choose?: number): NodeRequest<unknown, FencedOutcome> {
+    if (this.#requests) return this.#requests.acquire(keys, value, ttlMs, place, probe, choose);
+    const fencing = this.settings.fencing;
+    if (place) return acquireInLineRequest(keys, value, ttlMs, fencing, place);
+    return fencing ? acquireFencedRequest(keys, value, ttlMs) : acquireRequest(keys, value, ttlMs);
   }
 
   #observedClaim(keys: readonly string[], value: string, ttlMs: number, position: LinePosition): Promise<Grant> {

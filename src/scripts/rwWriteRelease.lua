@@ -38,9 +38,6 @@ if redis.call('EXISTS', claim) == 0 and redis.call('EXISTS', writers_line) == 0 
   return 1
 end
 local now_ms, now_us = server_time()
--- Still in this node's line if its attempt was refused here (its leave may
--- come later): it waits no more, and must not be the one woken next.
-leave_line(writers_line, KEYS[5], ARGV[1])
 if redis.call('EXISTS', claim) == 1 then
   wake_next_writer(writer, claim, writers_line, KEYS[5], now_ms, now_us)
 else
