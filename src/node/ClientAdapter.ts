@@ -42,6 +42,14 @@ export interface ClientAdapter {
    */
   readonly beforeWrite: (() => void) | undefined;
   /**
+   * True once the user has asked the client to close (ioredis: a QUIT has
+   * been written): a command written now goes out behind the QUIT, and the
+   * server's close can fail its write (EPIPE), which takes the QUIT's own
+   * reply with it and rejects the user's quit(). Absent where the client
+   * refuses commands after close by itself.
+   */
+  readonly closing?: () => boolean;
+  /**
    * Redis WAIT on the connection the last write went out on, right behind
    * it; undefined when the client cannot promise that (a cluster sends WAIT
    * to any master, a pool to any connection).

@@ -34,6 +34,7 @@ import { ConnectionGate } from './ConnectionGate.js';
 import { assertFencingKeysShareSlot, assertSameHashSlot, bySlot } from './hashSlot.js';
 import type { NodeBackend, SyncedReply } from './NodeBackend.js';
 import { SyncConnections } from './SyncConnections.js';
+import { NodeConnectionError } from '../shared/errors.js';
 
 /** Runs the lock scripts on one client, through its adapter (ClientAdapter.ts). */
 export class RedisNodeBackend implements NodeBackend {
@@ -94,59 +95,53 @@ export class RedisNodeBackend implements NodeBackend {
   }
 
   acquire(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
-    this.coalesce();
-    return acquire(this.scripts, keys, value, ttlMs);
+    return this.#beforeWrite() ?? acquire(this.scripts, keys, value, ttlMs);
   }
 
   acquireFenced(keys: readonly string[], value: string, ttlMs: number): Promise<bigint[] | null> {
-    this.coalesce();
-    return acquireFenced(this.scripts, keys, value, ttlMs);
+    return this.#beforeWrite() ?? acquireFenced(this.scripts, keys, value, ttlMs);
   }
 
   /** @internal */
   acquireInLine(keys: readonly string[], value: string, ttlMs: number, fencing: boolean, place: LinePlace): Promise<LineReply> {
-    this.coalesce();
-    return acquireInLine(this.scripts, keys, value, ttlMs, fencing, place);
+    return this.#beforeWrite() ?? acquireInLine(this.scripts, keys, value, ttlMs, fencing, place);
   }
 
   /** @internal */
   keepalive(entries: readonly LineEntry[], leaseMs: number): Promise<number> {
     // On a cluster the entries' keys lie in different slots: one request each.
+    const refused = this.#refusedWhileClosing();
+    if (refused) return refused;
     if (!this.isCluster) return keepalive(this.scripts, entries, leaseMs);
     return Promise.all(entries.map((entry) => keepalive(this.scripts, [entry], leaseMs))).then((kept) => kept.reduce((a, b) => a + b, 0));
   }
 
   leave(keys: readonly string[], value: string, acquired: boolean): Promise<number> {
-    return leave(this.scripts, keys, value, acquired);
+    return this.#refusedWhileClosing() ?? leave(this.scripts, keys, value, acquired);
   }
 
   fence(keys: readonly string[], value: string, tokens: readonly bigint[]): Promise<boolean> {
-    this.coalesce();
-    return fence(this.scripts, keys, value, tokens);
+    return this.#beforeWrite() ?? fence(this.scripts, keys, value, tokens);
   }
 
   extend(keys: readonly string[], value: string, ttlMs: number): Promise<boolean> {
-    this.coalesce();
-    return extend(this.scripts, keys, value, ttlMs);
+    return this.#beforeWrite() ?? extend(this.scripts, keys, value, ttlMs);
   }
 
   /** One script call per chunk of locks; on a cluster, per hash slot too (a script's keys must share one). @internal */
   extendMany(entries: readonly RenewalEntry[]): Promise<boolean[]> {
-    this.coalesce();
-    if (!this.isCluster) return extendMany(this.scripts, entries);
-    return this.perSlot(entries, (group) => extendMany(this.scripts, group));
+    return this.#beforeWrite() ?? (this.isCluster ? this.perSlot(entries, (group) => extendMany(this.scripts, group)) : extendMany(this.scripts, entries));
   }
 
   /** As extendMany, for another primitive's holders (NodeBackend.renewEach). @internal */
   renewEach(script: LuaScript, entries: readonly ScriptRenewal[]): Promise<boolean[]> {
-    this.coalesce();
-    if (!this.isCluster) return renewEach(this.scripts, script, entries);
-    return this.perSlot(entries, (group) => renewEach(this.scripts, script, group));
+    return (
+      this.#beforeWrite() ?? (this.isCluster ? this.perSlot(entries, (group) => renewEach(this.scripts, script, group)) : renewEach(this.scripts, script, entries))
+    );
   }
 
   verify(keys: readonly string[], value: string): Promise<number> {
-    this.coalesce();
-    return verify(this.scripts, keys, value);
+    return this.#beforeWrite() ?? verify(this.scripts, keys, value);
   }
 
   inspect(resources: readonly string[]): Promise<readonly KeyState[]> {
@@ -156,20 +151,17 @@ export class RedisNodeBackend implements NodeBackend {
 
   /** @internal */
   release(keys: readonly string[], value: string, announce: Announce = 'marked'): Promise<number> {
-    this.coalesce();
-    return release(this.scripts, keys, value, announce);
+    return this.#beforeWrite() ?? release(this.scripts, keys, value, announce);
   }
 
   /** @internal */
   undoInLine(keys: readonly string[], value: string, rejoin: Rejoin): Promise<UndoneInLine> {
-    this.coalesce();
-    return undoInLine(this.scripts, keys, value, rejoin);
+    return this.#beforeWrite() ?? undoInLine(this.scripts, keys, value, rejoin);
   }
 
   /** @internal */
   runScript<T>(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], read: (reply: unknown) => T): Promise<T> {
-    this.coalesce();
-    return script.run(this.scripts, keys, args, read);
+    return this.#beforeWrite() ?? script.run(this.scripts, keys, args, read);
   }
 
   /** `renew` once per hash slot of the entries' keys (a holder's keys share one); the answers in the entries' order. */
@@ -182,8 +174,20 @@ export class RedisNodeBackend implements NodeBackend {
     return Promise.all(calls).then(() => results);
   }
 
-  private coalesce(): void {
-    this.adapter.beforeWrite?.();
+  /** Before a lock command is written: refused while the client is closing, else the adapter's beforeWrite (write coalescing). */
+  #beforeWrite(): Promise<never> | undefined {
+    const refused = this.#refusedWhileClosing();
+    if (!refused) this.adapter.beforeWrite?.();
+    return refused;
+  }
+
+  /**
+   * A rejection, sent nowhere, once the user has closed or is closing the
+   * client (ClientAdapter.closing): background writes (a release that follows
+   * a late write, a leave) would go out behind the user's QUIT.
+   */
+  #refusedWhileClosing(): Promise<never> | undefined {
+    return this.adapter.closing?.() ? Promise.reject(new NodeConnectionError(this.name, new Error('the client is closing'))) : undefined;
   }
 }
 

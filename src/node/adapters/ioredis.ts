@@ -37,6 +37,8 @@ export function ioredisAdapter(user: IoredisClient): ClientAdapter {
     connecting: client as Redis,
     commands: client as unknown as ClientAdapter['commands'],
     beforeWrite: isCluster ? undefined : () => coalesceWrites(client as Redis),
+    // Set by ioredis once a QUIT (or another command that disconnects) is written, until the connection ends.
+    closing: isCluster ? undefined : () => (client as unknown as { manuallyClosing?: boolean }).manuallyClosing === true,
     wait: isCluster ? undefined : (replicas, timeoutMs) => (client as Redis).wait(replicas, timeoutMs),
     syncSource: isCluster ? undefined : syncSourceOf(client as Redis),
     connectionMark: () => (client as Redis).stream,
