@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode, InvalidArgumentError, type Lock, LockHeldError, RedisReadWriteLock, RedlockReadWriteLock, UpgradeRefusedError } from '../../src/index.js';
 import { readWriteKeys } from '../../src/rwlock/readWriteKeys.js';
+import { leave } from '../../src/scripts/line.js';
+import { lineKeysFor } from '../../src/scripts/lineKeys.js';
 import { patient } from '../support/patient.js';
 import { type LocalNodeSet, startNodes } from '../support/harness.js';
 
@@ -71,6 +73,20 @@ describe('RedisReadWriteLock on one node', () => {
     const writer = await writing;
     expect(await client.get(readWriteKeys('doc')[0])).toBe(writer.value);
     await writer.release();
+  });
+
+  it('a reader that gives up leaves its line, and a reservation handed to it goes with it (leave.lua on the readers’ set)', async () => {
+    const [, readersKey] = readWriteKeys('report');
+    const [line, lease] = lineKeysFor(readersKey);
+    // A reader that stood in line, then was handed a reservation by a writer's release it never took.
+    await client.zadd(readersKey, Date.now() + 600_000, 'gave-up');
+    await client.zadd(readersKey, Date.now() + 600_000, 'reading');
+    await client.zadd(line, 1, 'gave-up');
+    await client.zadd(lease, Date.now() + 600_000, 'gave-up');
+    // Before, its GET on the sorted set failed (WRONGTYPE) and left the reservation standing.
+    expect(await leave(client, [readersKey], 'gave-up', false)).toBe(1);
+    expect(await client.zrange(readersKey, 0, -1)).toEqual(['reading']);
+    expect(await client.zcard(line)).toBe(0);
   });
 
   it('an expired reader is pruned: it no longer keeps a writer out', async () => {

@@ -288,6 +288,8 @@ const readWriteArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.tuple(valueArb, ttlArb).map(([v, t]) => step('extend(writer)', (s) => extend(s.client, [WRITER], v, t))) },
   { weight: 2, arbitrary: valueArb.map((v) => step('rwWriteRelease', run(rwWriteReleaseScript, RW_RELEASE_KEYS, [v, 600]))) },
+  // A waiter of either side steps out of its line; a reader that gave up takes its reservation with it.
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(READERS, WRITER), valueArb, fc.boolean()).map(([key, v, a]) => step('leave', (s) => leave(s.client, [key], v, a))) },
 );
 
 const FAMILIES = [

@@ -31,6 +31,8 @@ const REDIS_5_COMMANDS = new Set([
   'ZCOUNT',
   // The read-write lock's readers (Redis 2.2).
   'ZREMRANGEBYSCORE',
+  // leave.lua tells the readers' set from a lock key (Redis 1.0).
+  'TYPE',
 ]);
 /** Calls of the allowed commands that write. */
 const WRITE_CALL = /redis\.p?call\(\s*'(SET|DEL|PEXPIRE|INCR|INCRBY|PUBLISH|APPEND|ZADD|ZREM|ZREMRANGEBYSCORE)'/g;

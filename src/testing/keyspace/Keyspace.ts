@@ -164,6 +164,10 @@ export class Keyspace {
 
   // --- the commands ------------------------------------------------------------------
 
+  type_(key: string): Reply {
+    return { status: this.#live(key)?.value.type ?? 'none' };
+  }
+
   get_(key: string): Reply {
     const value = this.#live(key)?.value;
     if (value === undefined) return null;
@@ -379,6 +383,7 @@ const a = (args: readonly string[], i: number): string => args[i] as string;
 /** The commands the node serves, by name; anything else is an unknown command, as on a server that lacks it. */
 const COMMANDS: Readonly<Record<string, Command>> = {
   GET: { arity: [1, 1], run(args) { return this.get_(a(args, 0)); } },
+  TYPE: { arity: [1, 1], run(args) { return this.type_(a(args, 0)); } },
   SET: { arity: [2, MANY], run(args) { return this.set_(a(args, 0), a(args, 1), args.slice(2)); } },
   DEL: { arity: [1, MANY], run(args) { return this.del_(args); } },
   EXISTS: { arity: [1, MANY], run(args) { return this.exists_(args); } },
