@@ -20,6 +20,7 @@ describe('reply conversions', () => {
     expect(await run('return 3.7')).toBe(3);
     expect(await run('return -3.7')).toBe(-3);
     expect(await run('return 1700000000 * 1000000')).toBe(1_700_000_000_000_000);
+    expect(await run('return {math.huge, -math.huge, 0/0, 2^64}')).toEqual([-(2 ** 63), -(2 ** 63), -(2 ** 63), -(2 ** 63)]);
   });
 
   it('false is nil, true is 1, nil is nil', async () => {
@@ -88,6 +89,13 @@ describe('the script environment', () => {
     const clock = new FakeClock(1_700_000_000_123);
     const node = new InMemoryNode('vm', clock);
     expect(await run("local t = redis.call('TIME') return tonumber(t[1]) * 1000000 + tonumber(t[2])", [], [], node)).toBe(1_700_000_000_123_000);
+  });
+
+  it('tonumber reads a string as the Lua 5.1 of Redis does (strtod): infinities and NaN too, as ZSCORE writes them', async () => {
+    const node = new InMemoryNode('vm');
+    await node.eval("redis.call('ZADD', KEYS[1], '+inf', 'up', '-inf', 'down') return 1", 1, 'z');
+    expect(await run("return {tonumber(redis.call('ZSCORE', KEYS[1], 'up')) > 1e300, tonumber(redis.call('ZSCORE', KEYS[1], 'down')) < -1e300}", ['z'], [], node)).toEqual([1, 1]);
+    expect(await run("local n = tonumber(' NaN ') return {tonumber('-Infinity') == -math.huge, n ~= n, tonumber('0x10'), tonumber('12abc') == nil, tonumber('ff', 16)}")).toEqual([1, 1, 16, 1, 255]);
   });
 
   it('TIME reads the injected clock and grows by at least a microsecond from call to call', async () => {

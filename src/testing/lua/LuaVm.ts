@@ -58,11 +58,24 @@ function redis.log() end
 function redis.replicate_commands() return true end
 function redis.set_repl() end
 
+-- Redis's Lua 5.1 reads a string as a number with C's strtod, which takes
+-- 'inf', 'infinity' and 'nan' in any case (ZSCORE answers 'inf' for an
+-- infinite score); Lua 5.4's tonumber refuses them.
+local native_tonumber, lower, match, huge = tonumber, string.lower, string.match, math.huge
+local function tonumber_51(value, base)
+  local number = native_tonumber(value, base)
+  if number ~= nil or base ~= nil or type(value) ~= 'string' then return number end
+  local sign, word = match(lower(value), '^%s*([+-]?)(%a+)%s*$')
+  if word == 'inf' or word == 'infinity' then return sign == '-' and -huge or huge end
+  if word == 'nan' then return 0 / 0 end
+  return nil
+end
+
 local offered = {
   redis = redis, string = string, math = math, table = table, coroutine = coroutine,
   assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
   rawequal = rawequal, rawget = rawget, rawset = rawset, select = select, setmetatable = setmetatable,
-  getmetatable = getmetatable, tonumber = tonumber, tostring = tostring, type = type,
+  getmetatable = getmetatable, tonumber = tonumber_51, tostring = tostring, type = type,
   unpack = table.unpack, xpcall = xpcall, _VERSION = 'Lua 5.1',
 }
 local globals = setmetatable({}, {
@@ -92,6 +105,16 @@ end
 
 return compile, run
 `;
+
+/**
+ * Redis replies with `(long long)` of a Lua number: truncated toward zero,
+ * and on x86-64 the "integer indefinite" INT64_MIN for an infinity, NaN or
+ * anything past 64 bits (C leaves it undefined; that is what the cast gives).
+ */
+function castToLongLong(value: number): number {
+  const truncated = Math.trunc(value);
+  return Number.isFinite(truncated) && Math.abs(truncated) < 2 ** 63 ? truncated : -(2 ** 63);
+}
 
 type Lua = LuaWasm;
 type LuaState = number;
@@ -206,7 +229,7 @@ export class LuaVm {
       case LuaType.String:
         return lua.lua_tolstring(L, index, null);
       case LuaType.Number:
-        return lua.lua_isinteger(L, index) !== 0 ? Number(lua.lua_tointegerx(L, index, null)) : Math.trunc(lua.lua_tonumberx(L, index, null));
+        return lua.lua_isinteger(L, index) !== 0 ? Number(lua.lua_tointegerx(L, index, null)) : castToLongLong(lua.lua_tonumberx(L, index, null));
       case LuaType.Boolean:
         return lua.lua_toboolean(L, index) !== 0 ? 1 : null;
       case LuaType.Table:
