@@ -53,9 +53,20 @@ const canaries = {
   hangs: canary('setInterval(() => undefined, 1000);'),
 };
 const TIGHT_LIMIT_MS = 5_000;
+/**
+ * A block that fails is run once more before it counts as failed. The blocks
+ * use the library's default 50 ms node timeout, as a user's program would: on
+ * a machine busy enough to answer later than that (both cores taken), a
+ * block's `inspect` read `unknown` for `held`, once in two loaded runs. A block
+ * that fails twice fails; one that passed only the second time is named in the
+ * run's output.
+ */
+const RUNS_PER_BLOCK = 2;
 
 let checked: Map<Block, Checked>;
 const outcomes = new Map<Block, RunOutcome>();
+/** A block's first run, where it failed and was run again. */
+const failedFirst = new Map<Block, RunOutcome>();
 const lanes: LocalNodeSet[] = [];
 let dir = '';
 
@@ -81,11 +92,23 @@ beforeAll(async () => {
         await nodes.flushAll();
         const userNames = checked.get(block)?.declared ?? [];
         const ports = nodes.endpoints.map((endpoint) => endpoint.port);
-        outcomes.set(block, await runBlock(block, index, { dir, ports, userNames, timeoutMs }));
+        // The canary that hangs is known to: once is enough.
+        const runs = block === canaries.hangs ? 1 : RUNS_PER_BLOCK;
+        for (let run = 1; run <= runs; run++) {
+          if (run > 1) await nodes.flushAll();
+          const outcome = await runBlock(block, index, { dir, ports, userNames, timeoutMs });
+          outcomes.set(block, outcome);
+          if (!failed(outcome)) break;
+          if (run < runs) failedFirst.set(block, outcome);
+        }
       }
     }),
   );
   console.log(`docs examples: ${blocks.length} blocks type-checked, ${runnable.length} of them run, ${blocks.length - runnable.length} type-checked only (fragments)`);
+  for (const [block, first] of failedFirst) {
+    const last = outcomes.get(block);
+    if (last !== undefined && !failed(last)) console.log(`docs examples: ${blockName(block)} passed on its second run; the first:\n${report(first)}`);
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -110,7 +133,8 @@ describe('the docs examples', () => {
 
   it.each(runnable.map((block) => [blockName(block), block] as const))('%s runs and exits by itself with code 0', (_name, block) => {
     const outcome = outcomes.get(block);
-    expect(outcome !== undefined && !failed(outcome), report(outcome)).toBe(true);
+    const first = failedFirst.get(block);
+    expect(outcome !== undefined && !failed(outcome), first === undefined ? report(outcome) : `${report(outcome)}\n--- its first run ---\n${report(first)}`).toBe(true);
   });
 });
 
@@ -139,10 +163,11 @@ describe('the checks have teeth', () => {
     expect(outcome !== undefined && !failed(outcome), report(outcome)).toBe(true);
   });
 
-  it('fails a block that throws, with its stderr', () => {
+  it('fails a block that throws, with its stderr, when its second run throws too', () => {
     const outcome = outcomes.get(canaries.throws);
     expect(outcome?.code).not.toBe(0);
     expect(outcome?.stderr).toMatch(/AssertionError/);
+    expect(failedFirst.get(canaries.throws)?.stderr).toMatch(/AssertionError/);
   });
 
   it('fails a block that does not exit by itself', () => {
