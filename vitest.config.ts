@@ -61,8 +61,8 @@ export default defineConfig({
       {
         // The docs' examples run as users run them, with the library's default 50 ms node
         // timeout. Beside the quick bench and the package build, which take both cores, a
-        // node's reply could come later than that and an example fail (2 full runs of 2);
-        // after the rest, alone, they do not meet that load.
+        // node's reply can come later than that and an example fail; after the rest, alone,
+        // they do not meet that load.
         extends: true,
         test: {
           name: 'docs examples',
